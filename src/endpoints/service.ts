@@ -1,0 +1,113 @@
+import { canQuery, type Principal } from '../catalog/access.ts';
+import type { Catalog, Endpoint, EndpointInput } from '../catalog/types.ts';
+import { AppError } from '../errors.ts';
+import { describeQuery, translate, translateSandboxed, type SqlDialect, type Translation } from '../sql/index.ts';
+import type { ResultRow, Warehouse } from '../warehouse/types.ts';
+import { ResultCache } from './cache.ts';
+
+export interface EndpointServiceOptions {
+  queryTimeoutMs: number;
+  cacheMaxBytes: number;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Runs saved BigQuery-dialect queries against the warehouse, with per-endpoint caching and warming. */
+export class EndpointService {
+  private readonly cache: ResultCache;
+  private readonly warmers = new Map<number, NodeJS.Timeout>();
+
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly warehouse: Warehouse,
+    private readonly dialect: SqlDialect,
+    private readonly options: EndpointServiceOptions,
+  ) {
+    this.cache = new ResultCache(options.cacheMaxBytes);
+  }
+
+  /** The endpoint named by a path segment: a canonical UUID is a token, anything else a name. */
+  find(ownerId: number, tokenOrName: string): Endpoint | undefined {
+    return UUID.test(tokenOrName) ? this.catalog.getEndpoint(ownerId, tokenOrName.toLowerCase()) : this.catalog.endpointByName(ownerId, tokenOrName);
+  }
+
+  async run(principal: Principal, tokenOrName: string, request: Record<string, string>): Promise<ResultRow[]> {
+    const endpoint = this.find(principal.ownerId, tokenOrName);
+    if (!endpoint) throw new AppError(404, 'not_found', `endpoint "${tokenOrName}" not found`);
+    if (!canQuery(principal, endpoint)) throw new AppError(403, 'forbidden', 'this key may not query this endpoint');
+    const translation = this.translate(endpoint, request.sql);
+    const params = Object.fromEntries(translation.parameters.map((name) => [name, request[name] ?? null]));
+    const execute = () => this.warehouse.query(translation.sql, params, { timeoutMs: this.options.queryTimeoutMs, maxRows: endpoint.max_limit });
+    if (endpoint.cache_duration_seconds <= 0) return execute();
+
+    const key = ResultCache.key(endpoint.id, { ...params, ...(request.sql === undefined ? {} : { sql: request.sql }) });
+    const cached = this.cache.get(key);
+    if (cached) return cached;
+    const rows = await execute();
+    this.cache.set(key, rows, endpoint.cache_duration_seconds * 1000, execute);
+    this.scheduleWarming(endpoint);
+    return rows;
+  }
+
+  /** Check a query before it is saved: it must parse, be a single SELECT and read only the owner's sources. */
+  validate(ownerId: number, query: string): void {
+    try {
+      describeQuery(query);
+      translate(query, this.dialect, this.context(ownerId));
+    } catch (error) {
+      if (error instanceof AppError) throw new AppError(422, 'unprocessable', error.message, { errors: { query: [error.message] } });
+      throw error;
+    }
+  }
+
+  async create(ownerId: number, input: EndpointInput): Promise<Endpoint> {
+    this.validate(ownerId, input.query);
+    return this.catalog.createEndpoint(ownerId, input);
+  }
+
+  async update(endpoint: Endpoint, changes: Partial<EndpointInput>): Promise<Endpoint> {
+    if (changes.query !== undefined) this.validate(endpoint.owner_id, changes.query);
+    const updated = await this.catalog.updateEndpoint(endpoint, changes);
+    this.forget(endpoint.id);
+    return updated;
+  }
+
+  async delete(endpoint: Endpoint): Promise<void> {
+    await this.catalog.deleteEndpoint(endpoint);
+    this.forget(endpoint.id);
+  }
+
+  stop(): void {
+    for (const timer of this.warmers.values()) clearInterval(timer);
+    this.warmers.clear();
+  }
+
+  private translate(endpoint: Endpoint, consumerSql: string | undefined): Translation {
+    const context = this.context(endpoint.owner_id);
+    if (consumerSql !== undefined && endpoint.sandboxable) return translateSandboxed(endpoint.query, consumerSql, this.dialect, context);
+    return translate(endpoint.query, this.dialect, context);
+  }
+
+  private context(ownerId: number) {
+    return {
+      resolveTable: (name: string) => {
+        const source = this.catalog.sourceByName(ownerId, name);
+        return source ? this.warehouse.relation(source.token) : undefined;
+      },
+    };
+  }
+
+  private scheduleWarming(endpoint: Endpoint): void {
+    if (endpoint.proactive_requerying_seconds <= 0 || this.warmers.has(endpoint.id)) return;
+    const ttlMs = endpoint.cache_duration_seconds * 1000;
+    const timer = setInterval(() => void this.cache.warm(endpoint.id, ttlMs), endpoint.proactive_requerying_seconds * 1000);
+    timer.unref();
+    this.warmers.set(endpoint.id, timer);
+  }
+
+  private forget(endpointId: number): void {
+    this.cache.dropEndpoint(endpointId);
+    clearInterval(this.warmers.get(endpointId));
+    this.warmers.delete(endpointId);
+  }
+}

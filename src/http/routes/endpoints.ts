@@ -1,0 +1,84 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { Endpoint } from '../../catalog/types.ts';
+import { AppError } from '../../errors.ts';
+import { authenticate } from '../auth.ts';
+import type { Services } from '../services.ts';
+import { requireManager } from './sources.ts';
+
+const endpointFields = z.object({
+  name: z.string().trim().min(1, 'must not be empty').max(256),
+  query: z.string().min(1, 'must not be empty').max(100_000),
+  description: z.string().max(10_000).nullable().optional(),
+  language: z.literal('bq_sql').optional(),
+  sandboxable: z.boolean().optional(),
+  cache_duration_seconds: z.number().int().min(0).max(86_400 * 30).optional(),
+  proactive_requerying_seconds: z.number().int().min(0).max(86_400).optional(),
+  max_limit: z.number().int().min(1).max(10_000).optional(),
+  enable_auth: z.boolean().optional(),
+});
+
+const endpointView = ({ owner_id: _owner, ...endpoint }: Endpoint) => endpoint;
+
+/** Query-string and (on POST) JSON-body parameters, every value a string. */
+function queryParameters(request: FastifyRequest): Record<string, string> {
+  const merged: Record<string, string> = {};
+  const sources = [request.query, request.method === 'POST' ? request.body : undefined];
+  for (const source of sources) {
+    if (!source || typeof source !== 'object' || Array.isArray(source)) continue;
+    for (const [name, value] of Object.entries(source)) {
+      if (value === null || value === undefined) continue;
+      merged[name] = typeof value === 'string' ? value : Array.isArray(value) ? String(value.at(-1)) : JSON.stringify(value);
+    }
+  }
+  return merged;
+}
+
+export default async function endpointRoutes(app: FastifyInstance, { services }: { services: Services }) {
+  const config = { managementErrors: true };
+  const { catalog, endpoints } = services;
+
+  const find = (request: FastifyRequest<{ Params: { token: string } }>) => {
+    const principal = requireManager(services, request);
+    const endpoint = catalog.getEndpoint(principal.ownerId, request.params.token);
+    if (!endpoint) throw new AppError(404, 'not_found', 'Not Found');
+    return endpoint;
+  };
+
+  const runQuery = async (request: FastifyRequest<{ Params: { name: string } }>) => {
+    const principal = authenticate(services.keys, request);
+    return { result: await endpoints.run(principal, request.params.name, queryParameters(request)) };
+  };
+  app.get('/api/endpoints/query/:name', runQuery);
+  app.post('/api/endpoints/query/:name', runQuery);
+  app.get('/endpoints/query/:name', runQuery);
+
+  app.get('/api/endpoints', { config }, async (request) => {
+    const principal = requireManager(services, request);
+    return catalog.listEndpoints(principal.ownerId).map(endpointView);
+  });
+
+  app.post('/api/endpoints', { config }, async (request, reply) => {
+    const principal = requireManager(services, request);
+    const { language: _language, ...input } = endpointFields.parse(request.body ?? {});
+    return reply.status(201).send(endpointView(await endpoints.create(principal.ownerId, input)));
+  });
+
+  app.get<{ Params: { token: string } }>('/api/endpoints/:token', { config }, async (request) => endpointView(find(request)));
+
+  const update = (partial: boolean) => async (request: FastifyRequest<{ Params: { token: string } }>) => {
+    const endpoint = find(request);
+    const { language: _language, ...changes } = (partial ? endpointFields.partial() : endpointFields).parse(request.body ?? {});
+    return endpoints.update(endpoint, changes);
+  };
+  app.put<{ Params: { token: string } }>('/api/endpoints/:token', { config }, async (request) => endpointView(await update(false)(request)));
+  app.patch<{ Params: { token: string } }>('/api/endpoints/:token', { config }, async (request, reply) => {
+    await update(true)(request);
+    return reply.status(204).send();
+  });
+
+  app.delete<{ Params: { token: string } }>('/api/endpoints/:token', { config }, async (request, reply) => {
+    await endpoints.delete(find(request));
+    return reply.status(204).send();
+  });
+}

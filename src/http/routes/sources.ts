@@ -1,0 +1,82 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { canManage, type Principal } from '../../catalog/access.ts';
+import type { Source } from '../../catalog/types.ts';
+import { AppError } from '../../errors.ts';
+import { describeFields } from '../../warehouse/schema.ts';
+import { authenticate, forbidden } from '../auth.ts';
+import type { Services } from '../services.ts';
+
+const sourceFields = z.object({
+  name: z.string().trim().min(1, 'must not be empty').max(256),
+  description: z.string().max(10_000).nullable().optional(),
+  retention_days: z.number().int().positive().nullable().optional(),
+  webhook_secret: z.string().min(1).max(512).nullable().optional(),
+});
+
+/** The source as the API shows it: the webhook secret never leaves the service. */
+export function sourceView({ webhook_secret, owner_id: _owner, ...source }: Source) {
+  return { ...source, has_webhook_secret: webhook_secret !== null };
+}
+
+export function requireManager(services: Services, request: FastifyRequest): Principal {
+  const principal = authenticate(services.keys, request);
+  if (!canManage(principal)) throw forbidden('manage sources, endpoints or keys (needs the private scope)');
+  return principal;
+}
+
+export default async function sourceRoutes(app: FastifyInstance, { services }: { services: Services }) {
+  const config = { managementErrors: true };
+  const { catalog, warehouse } = services;
+
+  const find = (request: FastifyRequest<{ Params: { token: string } }>) => {
+    const principal = requireManager(services, request);
+    const source = catalog.getSource(principal.ownerId, request.params.token);
+    if (!source) throw new AppError(404, 'not_found', 'Not Found');
+    return source;
+  };
+
+  app.get('/api/sources', { config }, async (request) => {
+    const principal = requireManager(services, request);
+    return catalog.listSources(principal.ownerId).map(sourceView);
+  });
+
+  app.post('/api/sources', { config }, async (request, reply) => {
+    const principal = requireManager(services, request);
+    const input = sourceFields.parse(request.body ?? {});
+    const source = await catalog.createSource(principal.ownerId, input);
+    try {
+      await warehouse.createSource(source.token);
+    } catch (error) {
+      await catalog.deleteSource(source);
+      throw error;
+    }
+    return reply.status(201).send(sourceView(source));
+  });
+
+  app.get<{ Params: { token: string } }>('/api/sources/:token', { config }, async (request) => sourceView(find(request)));
+
+  app.get<{ Params: { token: string } }>('/api/sources/:token/schema', { config }, async (request) => {
+    const source = find(request);
+    const fixed = { id: { type: 'STRING', mode: 'NULLABLE' }, timestamp: { type: 'TIMESTAMP', mode: 'NULLABLE' }, event_message: { type: 'STRING', mode: 'NULLABLE' } };
+    return { ...fixed, ...describeFields(warehouse.schema(source.token)) };
+  });
+
+  const update = (partial: boolean) => async (request: FastifyRequest<{ Params: { token: string } }>) => {
+    const source = find(request);
+    const changes = (partial ? sourceFields.partial() : sourceFields).parse(request.body ?? {});
+    return catalog.updateSource(source, changes);
+  };
+  app.put<{ Params: { token: string } }>('/api/sources/:token', { config }, async (request) => sourceView(await update(false)(request)));
+  app.patch<{ Params: { token: string } }>('/api/sources/:token', { config }, async (request, reply) => {
+    await update(true)(request);
+    return reply.status(204).send();
+  });
+
+  app.delete<{ Params: { token: string } }>('/api/sources/:token', { config }, async (request, reply) => {
+    const source = find(request);
+    await catalog.deleteSource(source);
+    await warehouse.dropSource(source.token);
+    return reply.status(204).send();
+  });
+}

@@ -1,0 +1,17 @@
+import type { KeyRing } from '../catalog/access.ts';
+import type { Catalog } from '../catalog/types.ts';
+import type { EndpointService } from '../endpoints/service.ts';
+import type { EventWriter } from '../pipeline/writer.ts';
+import type { Warehouse } from '../warehouse/types.ts';
+
+/** What the HTTP layer is handed by start-up wiring. */
+export interface Services {
+  catalog: Catalog;
+  keys: KeyRing;
+  warehouse: Warehouse;
+  writer: EventWriter;
+  endpoints: EndpointService;
+  limits: { maxBodyBytes: number };
+  /** False until the service accepts traffic and again once it is shutting down. */
+  isReady: () => boolean;
+}

@@ -1,0 +1,141 @@
+import { AppError } from '../errors.ts';
+import { schemaForRows } from '../warehouse/schema.ts';
+import type { LogRow, Warehouse } from '../warehouse/types.ts';
+
+export interface WriterOptions {
+  /** Events waiting for a commit beyond which new requests are refused with 429. */
+  maxQueuedEvents: number;
+  /** How long the first request of a commit waits for others to join it. */
+  commitIntervalMs: number;
+  /** Most events in one commit. */
+  maxEventsPerCommit?: number;
+  /** Told about commits that failed, with the cause the callers are not shown. */
+  onCommitError?: (error: unknown, sourceIds: string[]) => void;
+}
+
+interface Pending {
+  sourceId: string;
+  rows: LogRow[];
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * Group commit: requests that arrive while a commit is being written share the next one, so a
+ * thousand concurrent senders cost one fsync, and every caller is answered only once its events
+ * are durable.
+ */
+export class EventWriter {
+  private queue: Pending[] = [];
+  private queuedEvents = 0;
+  private writing: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly maxEventsPerCommit: number;
+
+  constructor(
+    private readonly warehouse: Warehouse,
+    private readonly options: WriterOptions,
+  ) {
+    this.maxEventsPerCommit = options.maxEventsPerCommit ?? 50_000;
+  }
+
+  get backlog(): number {
+    return this.queuedEvents;
+  }
+
+  /** Resolves once `rows` are committed; refuses at once when the queue is full. */
+  write(sourceId: string, rows: LogRow[]): Promise<void> {
+    if (rows.length === 0) return Promise.resolve();
+    if (this.queuedEvents > 0 && this.queuedEvents + rows.length > this.options.maxQueuedEvents) {
+      return Promise.reject(new AppError(429, 'queue_full', 'ingest queue is full, retry shortly', { retryAfterSeconds: 1 }));
+    }
+    return new Promise((resolve, reject) => {
+      this.queue.push({ sourceId, rows, resolve, reject });
+      this.queuedEvents += rows.length;
+      this.schedule();
+    });
+  }
+
+  /** Commit everything queued; used on shutdown. */
+  async flush(): Promise<void> {
+    while (this.queue.length > 0 || this.writing) {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = undefined;
+      await (this.writing ?? this.startCommit());
+    }
+  }
+
+  private schedule(): void {
+    if (this.writing || this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.startCommit();
+    }, this.options.commitIntervalMs);
+  }
+
+  private startCommit(): Promise<void> {
+    const taken = this.take();
+    this.writing = this.commit(taken).finally(() => {
+      this.writing = undefined;
+      if (this.queue.length > 0) this.schedule();
+    });
+    return this.writing;
+  }
+
+  private take(): Pending[] {
+    let count = 0;
+    let index = 0;
+    while (index < this.queue.length && (index === 0 || count + this.queue[index]!.rows.length <= this.maxEventsPerCommit)) {
+      count += this.queue[index]!.rows.length;
+      index++;
+    }
+    return this.queue.splice(0, index);
+  }
+
+  private async commit(taken: Pending[]): Promise<void> {
+    if (taken.length === 0) return;
+    const bySource = groupBySource(taken);
+    try {
+      await this.warehouse.append([...bySource].map(([sourceId, items]) => this.batch(sourceId, items)));
+      settle(taken);
+    } catch (error) {
+      // One source's failure must not fail the others: retry each on its own.
+      if (bySource.size === 1) return this.fail(taken, error, [...bySource.keys()]);
+      for (const [sourceId, items] of bySource) {
+        await this.warehouse.append([this.batch(sourceId, items)]).then(
+          () => settle(items),
+          (retryError) => this.fail(items, retryError, [sourceId]),
+        );
+      }
+    } finally {
+      for (const pending of taken) this.queuedEvents -= pending.rows.length;
+    }
+  }
+
+  private fail(items: Pending[], error: unknown, sourceIds: string[]): void {
+    this.options.onCommitError?.(error, sourceIds);
+    settle(items, error);
+  }
+
+  private batch(sourceId: string, items: Pending[]) {
+    const rows = items.flatMap((pending) => pending.rows);
+    return { sourceId, rows, schema: schemaForRows(this.warehouse.schema(sourceId), rows) };
+  }
+}
+
+function settle(items: Pending[], error?: unknown): void {
+  for (const pending of items) {
+    if (error === undefined) pending.resolve();
+    else pending.reject(error instanceof AppError ? error : new AppError(503, 'write_failed', 'events could not be stored, retry'));
+  }
+}
+
+function groupBySource(items: Pending[]): Map<string, Pending[]> {
+  const groups = new Map<string, Pending[]>();
+  for (const item of items) {
+    const group = groups.get(item.sourceId);
+    if (group) group.push(item);
+    else groups.set(item.sourceId, [item]);
+  }
+  return groups;
+}

@@ -1,0 +1,42 @@
+import { readFileSync } from 'node:fs';
+import type { Catalog } from '../catalog/types.ts';
+import type { EndpointService } from '../endpoints/service.ts';
+import { schemaForRows } from '../warehouse/schema.ts';
+import type { JsonValue, RecordFields, Warehouse } from '../warehouse/types.ts';
+import { BUILTIN_ENDPOINTS } from './builtin-endpoints.ts';
+
+/** The sources a self-hosted Supabase stack sends to, by name. */
+export const SUPABASE_SOURCES = [
+  'cloudflare.logs.prod',
+  'postgres.logs',
+  'deno-relay-logs',
+  'deno-subhosting-events',
+  'gotrue.logs.prod',
+  'realtime.logs.prod',
+  'storage.logs.prod.2',
+  'postgREST.logs.prod',
+  'pgbouncer.logs.prod',
+] as const;
+
+/**
+ * The columns each Supabase source starts with, taken from a sample event of its kind, so the
+ * built-in endpoints can be queried before the first event arrives.
+ */
+function initialSchema(sourceName: string): RecordFields {
+  const sample = JSON.parse(readFileSync(new URL(`./supabase-samples/${sourceName}.json`, import.meta.url), 'utf8')) as Record<string, JsonValue>;
+  const { event_message: _message, id: _id, timestamp: _timestamp, ...fields } = sample;
+  return schemaForRows(new Map(), [{ fields }]);
+}
+
+/** First start: the nine Supabase sources and the three built-in endpoints, for the default owner. */
+export async function provisionSupabase(ownerId: number, catalog: Catalog, warehouse: Warehouse, endpoints: EndpointService): Promise<void> {
+  for (const name of SUPABASE_SOURCES) {
+    if (catalog.sourceByName(ownerId, name)) continue;
+    const source = await catalog.createSource(ownerId, { name, description: 'Provisioned for Supabase self-hosting' });
+    await warehouse.createSource(source.token);
+    await warehouse.append([{ sourceId: source.token, schema: initialSchema(name), rows: [] }]);
+  }
+  for (const endpoint of BUILTIN_ENDPOINTS) {
+    if (!catalog.endpointByName(ownerId, endpoint.name)) await endpoints.create(ownerId, endpoint);
+  }
+}

@@ -1,0 +1,74 @@
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { DEFAULT_OWNER_ID, generateKey, KeyRing } from './catalog/access.ts';
+import { FileCatalog } from './catalog/file-catalog.ts';
+import type { Config } from './config.ts';
+import { EndpointService } from './endpoints/service.ts';
+import { buildApp } from './http/app.ts';
+import type { Services } from './http/services.ts';
+import { EventWriter } from './pipeline/writer.ts';
+import { provisionSupabase } from './provision/supabase.ts';
+import { DuckDbWarehouse } from './warehouse/duckdb/adapter.ts';
+import { duckdbDialect } from './warehouse/duckdb/sql-generator.ts';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  services: Services;
+  /** Base URL, e.g. http://127.0.0.1:4000 */
+  url: string;
+  /** Stop accepting, finish requests in flight, commit what was acknowledged, close storage. */
+  close(): Promise<void>;
+}
+
+/** With no private key configured, one is generated on first start and kept in the data dir. */
+async function privateKeyFor(config: Config, log: (message: string) => void): Promise<string> {
+  if (config.privateKey) return config.privateKey;
+  const path = join(config.dataDir, 'private-key');
+  if (existsSync(path)) return (await readFile(path, 'utf8')).trim();
+  await writeFile(path, `${generateKey()}\n`, { mode: 0o600 });
+  await chmod(path, 0o600);
+  log(`no SAWMILL_API_KEY set: generated a private key, stored in ${path}`);
+  return (await readFile(path, 'utf8')).trim();
+}
+
+export async function startServer(config: Config): Promise<RunningServer> {
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  const firstStart = !existsSync(join(config.dataDir, 'catalog.json'));
+  const stagingDir = join(config.dataDir, 'staging');
+  await rm(stagingDir, { recursive: true, force: true });
+
+  const catalog = await FileCatalog.open(config.dataDir);
+  const warehouse = await DuckDbWarehouse.open({ path: join(config.dataDir, 'sawmill.duckdb'), stagingDir, memoryLimit: config.memoryLimit });
+  let ready = false;
+  const writer = new EventWriter(warehouse, {
+    maxQueuedEvents: config.maxQueuedEvents,
+    commitIntervalMs: config.commitIntervalMs,
+    onCommitError: (error, sourceIds) => app.log.error({ err: error, sources: sourceIds }, 'commit failed'),
+  });
+  const endpoints = new EndpointService(catalog, warehouse, duckdbDialect, { queryTimeoutMs: config.queryTimeoutMs, cacheMaxBytes: 64 * 1024 * 1024 });
+  const keys = new KeyRing(catalog, { privateKey: await privateKeyFor(config, (message) => console.log(message)), ingestKey: config.ingestKey });
+  const services: Services = { catalog, keys, warehouse, writer, endpoints, limits: { maxBodyBytes: config.maxBodyBytes }, isReady: () => ready };
+  const app: FastifyInstance = await buildApp(services, { logLevel: config.logLevel });
+
+  // A crash between creating a source and its storage leaves the catalog ahead: catch up.
+  for (const source of catalog.listSources()) await warehouse.createSource(source.token);
+  if (firstStart) await provisionSupabase(DEFAULT_OWNER_ID, catalog, warehouse, endpoints);
+
+  await app.listen({ port: config.port, host: config.host });
+  ready = true;
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      ready = false;
+      await app.close();
+      await writer.flush();
+      endpoints.stop();
+      await warehouse.close();
+    })());
+  return { app, services, url: `http://${config.host}:${port}`, close };
+}

@@ -1,0 +1,266 @@
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { AppError } from '../../errors.ts';
+import { conform, sameType } from '../schema.ts';
+import type { LogRow, QueryOptions, RecordFields, ResultRow, Warehouse } from '../types.ts';
+import {
+  alterSegmentSql,
+  createSegmentSql,
+  createViewSql,
+  parseSegmentName,
+  segmentName,
+  type Segment,
+  type SourceLayout,
+  viewName,
+} from './layout.ts';
+import { resultConverter } from './results.ts';
+import { duckdbType, fieldTypeFromDuckdb, quoteIdent } from './types.ts';
+
+export interface DuckDbOptions {
+  /** Database file; ':memory:' for none. */
+  path: string;
+  /** Folder for the NDJSON files each commit is loaded from; the only place DuckDB may read. */
+  stagingDir: string;
+  memoryLimit: string;
+  /** A segment with at most this many rows is widened in place; a larger one gets a successor. */
+  alterInPlaceMaxRows?: number;
+  readConnections?: number;
+}
+
+const SEGMENT_SEQUENCE_START = 1;
+
+/** The embedded warehouse: one DuckDB file, one view per source over its segment tables. */
+export class DuckDbWarehouse implements Warehouse {
+  readonly engine = 'duckdb';
+  private readonly layouts = new Map<string, SourceLayout>();
+  private writeChain: Promise<unknown> = Promise.resolve();
+  private readonly idleReaders: DuckDBConnection[] = [];
+  private readonly waitingForReader: Array<(connection: DuckDBConnection) => void> = [];
+
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    private readonly writer: DuckDBConnection,
+    private readonly options: Required<DuckDbOptions>,
+  ) {}
+
+  static async open(options: DuckDbOptions): Promise<DuckDbWarehouse> {
+    const settings = { alterInPlaceMaxRows: 100_000, readConnections: 4, ...options };
+    await mkdir(settings.stagingDir, { recursive: true });
+    const instance = await DuckDBInstance.create(settings.path, {
+      memory_limit: settings.memoryLimit,
+      storage_compatibility_version: 'v1.5.0',
+      autoinstall_known_extensions: 'false',
+      autoload_known_extensions: 'false',
+    });
+    const writer = await instance.connect();
+    await lockDown(writer, settings.stagingDir);
+    const warehouse = new DuckDbWarehouse(instance, writer, settings);
+    for (let i = 0; i < settings.readConnections; i++) warehouse.idleReaders.push(await instance.connect());
+    await warehouse.discover();
+    return warehouse;
+  }
+
+  schema(sourceId: string): RecordFields {
+    return this.layout(sourceId).fields;
+  }
+
+  relation(sourceId: string): string {
+    return quoteIdent(this.layout(sourceId).view);
+  }
+
+  createSource(sourceId: string): Promise<void> {
+    return this.exclusive(async () => {
+      const view = viewName(sourceId);
+      if (this.layouts.has(view)) return;
+      const layout: SourceLayout = { view, fields: new Map(), segments: [{ name: segmentName(sourceId, SEGMENT_SEQUENCE_START), fields: new Map(), rows: 0 }] };
+      await this.transaction([createSegmentSql(layout.segments[0]!.name, layout.fields), createViewSql(layout)]);
+      this.layouts.set(view, layout);
+    });
+  }
+
+  dropSource(sourceId: string): Promise<void> {
+    return this.exclusive(async () => {
+      const layout = this.layouts.get(viewName(sourceId));
+      if (!layout) return;
+      const drops = layout.segments.map((segment) => `DROP TABLE IF EXISTS ${quoteIdent(segment.name)}`);
+      await this.transaction([`DROP VIEW IF EXISTS ${quoteIdent(layout.view)}`, ...drops]);
+      this.layouts.delete(layout.view);
+    });
+  }
+
+  append(batches: ReadonlyArray<{ sourceId: string; schema: RecordFields; rows: LogRow[] }>): Promise<void> {
+    return this.exclusive(async () => {
+      const staged: string[] = [];
+      const planned: SourceLayout[] = [];
+      try {
+        await this.writer.run('BEGIN TRANSACTION');
+        for (const batch of batches) {
+          const { layout, statements } = this.planWidening(this.layout(batch.sourceId), batch.schema);
+          for (const statement of statements) await this.writer.run(statement);
+          planned.push(layout);
+          if (batch.rows.length === 0) continue;
+          const file = await this.stage(batch.rows, layout.fields);
+          staged.push(file);
+          const newest = layout.segments.at(-1)!;
+          await this.writer.run(insertFromFileSql(newest.name, file, layout.fields));
+          newest.rows += batch.rows.length;
+        }
+        await this.writer.run('COMMIT');
+        for (const layout of planned) this.layouts.set(layout.view, layout);
+      } catch (error) {
+        await this.writer.run('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        await Promise.all(staged.map((file) => rm(file, { force: true })));
+      }
+    });
+  }
+
+  async query(sql: string, params: Record<string, string | null>, options: QueryOptions): Promise<ResultRow[]> {
+    const connection = await this.acquireReader();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      connection.interrupt();
+    }, options.timeoutMs);
+    try {
+      const reader = await connection.streamAndReadUntil(sql, options.maxRows, params);
+      return reader.convertRowObjects(resultConverter).slice(0, options.maxRows) as ResultRow[];
+    } catch (error) {
+      if (timedOut) throw new AppError(504, 'query_timeout', `query cancelled after ${options.timeoutMs} ms`);
+      throw new AppError(400, 'query_failed', duckdbMessage(error));
+    } finally {
+      clearTimeout(timer);
+      this.releaseReader(connection);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.exclusive(() => this.writer.run('CHECKPOINT'));
+    for (const connection of this.idleReaders) connection.closeSync();
+    this.writer.closeSync();
+    this.instance.closeSync();
+  }
+
+  private layout(sourceId: string): SourceLayout {
+    const layout = this.layouts.get(viewName(sourceId));
+    if (!layout) throw new AppError(404, 'not_found', `source ${sourceId} has no storage`);
+    return layout;
+  }
+
+  /** The layout after widening to `target`, and the DDL that gets there; the input is not modified. */
+  private planWidening(current: SourceLayout, target: RecordFields): { layout: SourceLayout; statements: string[] } {
+    const segments = current.segments.map((segment) => ({ ...segment }));
+    const layout: SourceLayout = { ...current, segments };
+    if (sameFields(current.fields, target)) return { layout, statements: [] };
+    layout.fields = target;
+    const newest = segments.at(-1)!;
+    let statements: string[];
+    if (newest.rows <= this.options.alterInPlaceMaxRows) {
+      statements = alterSegmentSql(newest.name, newest.fields, target);
+      newest.fields = target;
+    } else {
+      const sequence = parseSegmentName(newest.name)!.sequence + 1;
+      const next: Segment = { name: `${current.view}_${String(sequence).padStart(4, '0')}`, fields: target, rows: 0 };
+      segments.push(next);
+      statements = [createSegmentSql(next.name, target)];
+    }
+    return { layout, statements: [...statements, createViewSql(layout)] };
+  }
+
+  private async stage(rows: LogRow[], fields: RecordFields): Promise<string> {
+    const lines = rows.map((row) => {
+      const record: Record<string, unknown> = { id: row.id, timestamp: row.timestamp, event_message: row.event_message };
+      for (const [name, value] of Object.entries(row.fields)) {
+        const type = fields.get(name);
+        if (type) record[name] = conform(value, type);
+      }
+      return JSON.stringify(record);
+    });
+    const file = join(this.options.stagingDir, `${randomUUID()}.ndjson`);
+    await writeFile(file, lines.join('\n'));
+    return file;
+  }
+
+  private async discover(): Promise<void> {
+    const tables = await this.writer.runAndReadAll(`SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' ORDER BY table_name`);
+    for (const [table] of tables.getRows()) {
+      const parsed = parseSegmentName(String(table));
+      if (!parsed) continue;
+      const segment = await this.describeSegment(String(table));
+      const layout: SourceLayout = this.layouts.get(parsed.view) ?? { view: parsed.view, segments: [], fields: new Map() };
+      layout.segments.push(segment);
+      layout.fields = segment.fields; // segments come in order and only ever widen
+      this.layouts.set(parsed.view, layout);
+    }
+  }
+
+  private async describeSegment(name: string): Promise<Segment> {
+    const shape = await this.writer.runAndReadAll(`SELECT * FROM ${quoteIdent(name)} LIMIT 0`);
+    const fields = new Map(
+      shape.columnNames().flatMap((column, i) => (i < 3 ? [] : [[column, fieldTypeFromDuckdb(shape.columnTypes()[i]!)] as const])),
+    );
+    const count = await this.writer.runAndReadAll(`SELECT count(*) FROM ${quoteIdent(name)}`);
+    return { name, fields, rows: Number(count.getRows()[0]![0]) };
+  }
+
+  private async transaction(statements: string[]): Promise<void> {
+    await this.writer.run('BEGIN TRANSACTION');
+    try {
+      for (const statement of statements) await this.writer.run(statement);
+      await this.writer.run('COMMIT');
+    } catch (error) {
+      await this.writer.run('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Run writes one at a time: one writer connection, and layouts change only between commits. */
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.writeChain.then(work);
+    this.writeChain = result.catch(() => undefined);
+    return result;
+  }
+
+  private acquireReader(): Promise<DuckDBConnection> {
+    const idle = this.idleReaders.pop();
+    if (idle) return Promise.resolve(idle);
+    return new Promise((resolve) => this.waitingForReader.push(resolve));
+  }
+
+  private releaseReader(connection: DuckDBConnection): void {
+    const next = this.waitingForReader.shift();
+    if (next) next(connection);
+    else this.idleReaders.push(connection);
+  }
+}
+
+function sameFields(a: RecordFields, b: RecordFields): boolean {
+  return sameType({ kind: 'record', fields: a }, { kind: 'record', fields: b });
+}
+
+const sqlString = (text: string) => `'${text.replaceAll("'", "''")}'`;
+
+function insertFromFileSql(segment: string, file: string, fields: RecordFields): string {
+  const columns = [`'id': 'VARCHAR'`, `'timestamp': 'BIGINT'`, `'event_message': 'VARCHAR'`];
+  for (const [name, type] of fields) columns.push(`${sqlString(name)}: ${sqlString(duckdbType(type))}`);
+  return (
+    `INSERT INTO ${quoteIdent(segment)} BY NAME ` +
+    `SELECT * REPLACE (make_timestamp("timestamp")::TIMESTAMPTZ AS "timestamp") ` +
+    `FROM read_json(${sqlString(file)}, format = 'newline_delimited', columns = {${columns.join(', ')}}, maximum_object_size = 67108864)`
+  );
+}
+
+/** Settings that hold for every connection: UTC time, no reach outside the staging folder. */
+async function lockDown(connection: DuckDBConnection, stagingDir: string): Promise<void> {
+  await connection.run(`SET GLOBAL TimeZone = 'UTC'`);
+  await connection.run(`SET GLOBAL allowed_directories = [${sqlString(stagingDir.endsWith('/') ? stagingDir : `${stagingDir}/`)}]`);
+  await connection.run(`SET GLOBAL enable_external_access = false`);
+  await connection.run(`SET GLOBAL lock_configuration = true`);
+}
+
+function duckdbMessage(error: unknown): string {
+  return error instanceof Error ? error.message.split('\n')[0]! : String(error);
+}

@@ -1,0 +1,132 @@
+import type { FieldType, JsonValue, RecordFields, ScalarType } from './types.ts';
+
+/**
+ * Schema inference for BigQuery-shaped storage. Types only ever widen, so data that arrives in a
+ * new shape is never refused: int joins float as float; any other disagreement becomes a string
+ * column holding the value's JSON text.
+ */
+
+const STRING: ScalarType = { kind: 'string' };
+
+function isObject(value: JsonValue): value is { [key: string]: JsonValue } {
+  return typeof value === 'object' && !Array.isArray(value);
+}
+
+function scalarType(value: string | number | boolean): ScalarType {
+  if (typeof value === 'string') return STRING;
+  if (typeof value === 'boolean') return { kind: 'bool' };
+  return Number.isSafeInteger(value) ? { kind: 'int' } : { kind: 'float' };
+}
+
+/** The type of one value, or undefined when it says nothing (an empty array). */
+export function inferType(value: JsonValue): FieldType | undefined {
+  if (!Array.isArray(value)) {
+    return isObject(value) ? { kind: 'record', fields: inferFields(value) } : scalarType(value);
+  }
+  let merged: FieldType | undefined;
+  for (const item of value) {
+    const itemType = Array.isArray(item) ? STRING : inferType(item);
+    if (itemType) merged = merged ? mergeTypes(merged, itemType) : itemType;
+  }
+  if (!merged || merged.kind === 'record') return merged;
+  if (merged.kind === 'list') return STRING;
+  return { kind: 'list', element: merged };
+}
+
+function inferFields(object: { [key: string]: JsonValue }): RecordFields {
+  const fields = new Map<string, FieldType>();
+  for (const [key, value] of Object.entries(object)) {
+    const type = inferType(value);
+    if (type) fields.set(key, type);
+  }
+  return fields;
+}
+
+export function mergeTypes(a: FieldType, b: FieldType): FieldType {
+  if (a.kind === b.kind) {
+    if (a.kind === 'record' && b.kind === 'record') return { kind: 'record', fields: mergeFields(a.fields, b.fields) };
+    if (a.kind === 'list' && b.kind === 'list') {
+      const element = mergeTypes(a.element, b.element);
+      return element === a.element ? a : { kind: 'list', element: element as ScalarType };
+    }
+    return a;
+  }
+  if ((a.kind === 'int' && b.kind === 'float') || (a.kind === 'float' && b.kind === 'int')) return { kind: 'float' };
+  return STRING;
+}
+
+/** Merge `extra` into `base`; returns `base` itself when nothing changed, so callers can test identity. */
+export function mergeFields(base: RecordFields, extra: RecordFields): RecordFields {
+  let result: Map<string, FieldType> | undefined;
+  for (const [name, type] of extra) {
+    const current = base.get(name);
+    const merged = current ? mergeTypes(current, type) : type;
+    if (current && sameType(current, merged)) continue;
+    result ??= new Map(base);
+    result.set(name, merged);
+  }
+  return result ?? base;
+}
+
+export function sameType(a: FieldType, b: FieldType): boolean {
+  if (a.kind !== b.kind) return false;
+  if (a.kind === 'list' && b.kind === 'list') return sameType(a.element, b.element);
+  if (a.kind === 'record' && b.kind === 'record') {
+    if (a.fields.size !== b.fields.size) return false;
+    for (const [name, type] of a.fields) {
+      const other = b.fields.get(name);
+      if (!other || !sameType(type, other)) return false;
+    }
+  }
+  return true;
+}
+
+/** Widen `schema` to hold every top-level field of `rows`. */
+export function schemaForRows(schema: RecordFields, rows: ReadonlyArray<{ fields: { [key: string]: JsonValue } }>): RecordFields {
+  let result = schema;
+  for (const row of rows) result = mergeFields(result, inferFields(row.fields));
+  return result;
+}
+
+/**
+ * Shape a value to its column type for writing: objects become one-element record lists, and a
+ * value whose shape disagrees with a widened column is written as JSON text.
+ */
+export function conform(value: JsonValue, type: FieldType): unknown {
+  switch (type.kind) {
+    case 'string':
+      return typeof value === 'string' ? value : JSON.stringify(value);
+    case 'record': {
+      const items = Array.isArray(value) ? value : [value];
+      return items.filter(isObject).map((item) => conformRecord(item, type.fields));
+    }
+    case 'list':
+      return (Array.isArray(value) ? value : [value]).map((item) => conform(item, type.element));
+    default:
+      return value;
+  }
+}
+
+function conformRecord(object: { [key: string]: JsonValue }, fields: RecordFields): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(object)) {
+    const type = fields.get(key);
+    if (type) out[key] = conform(value, type);
+  }
+  return out;
+}
+
+/** Describe a schema as plain JSON for the schema endpoint: BigQuery type names, records nested. */
+export function describeFields(fields: RecordFields): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, type] of fields) out[name] = describeType(type);
+  return out;
+}
+
+const BIGQUERY_NAMES = { bool: 'BOOL', int: 'INT64', float: 'FLOAT64', string: 'STRING', timestamp: 'TIMESTAMP' } as const;
+
+function describeType(type: FieldType): unknown {
+  if (type.kind === 'record') return { type: 'RECORD', mode: 'REPEATED', fields: describeFields(type.fields) };
+  if (type.kind === 'list') return { type: BIGQUERY_NAMES[type.element.kind], mode: 'REPEATED' };
+  return { type: BIGQUERY_NAMES[type.kind], mode: 'NULLABLE' };
+}

@@ -1,0 +1,66 @@
+/**
+ * The warehouse boundary. Everything above it (pipeline, endpoints) speaks in these engine-neutral
+ * types; each engine folder (duckdb/, later clickhouse/) maps them to its own storage and SQL.
+ */
+
+/** JSON as it arrives, after key sanitisation and null removal. */
+export type JsonValue = string | number | boolean | JsonValue[] | { [key: string]: JsonValue };
+
+/**
+ * The type of one stored field, BigQuery-shaped: objects are repeated records (a one-element list
+ * for a single object), arrays of scalars are repeated scalars, and anything that cannot be typed
+ * consistently is widened to a string holding its JSON text.
+ */
+export type FieldType =
+  | { kind: 'bool' }
+  | { kind: 'int' }
+  | { kind: 'float' }
+  | { kind: 'string' }
+  | { kind: 'timestamp' }
+  | { kind: 'list'; element: ScalarType }
+  | { kind: 'record'; fields: RecordFields };
+
+export type ScalarType = Extract<FieldType, { kind: 'bool' | 'int' | 'float' | 'string' | 'timestamp' }>;
+/** Field name → type, in first-seen order. */
+export type RecordFields = ReadonlyMap<string, FieldType>;
+
+/** The columns every source table has, whatever its events carry. */
+export const FIXED_COLUMNS = ['id', 'timestamp', 'event_message'] as const;
+
+/** One event ready to store: fixed columns plus every other top-level field (metadata included). */
+export interface LogRow {
+  id: string;
+  /** Microseconds since the Unix epoch, UTC. */
+  timestamp: number;
+  event_message: string;
+  fields: { [key: string]: JsonValue };
+}
+
+/** A row as the warehouse returns it, already in the wire shape of query results. */
+export type ResultRow = Record<string, unknown>;
+
+export interface QueryOptions {
+  /** Cancel the query after this many milliseconds. */
+  timeoutMs: number;
+  /** Stop reading after this many rows. */
+  maxRows: number;
+}
+
+export interface Warehouse {
+  readonly engine: string;
+  /** Create storage for a new source (idempotent). */
+  createSource(sourceId: string): Promise<void>;
+  dropSource(sourceId: string): Promise<void>;
+  /** The current top-level schema of a source, fixed columns excluded. */
+  schema(sourceId: string): RecordFields;
+  /**
+   * Store rows durably in one commit: widen the schema to `schema` first (a superset of the
+   * current one, as produced by the pipeline), then append. Resolves once the commit is on disk.
+   */
+  append(batches: ReadonlyArray<{ sourceId: string; schema: RecordFields; rows: LogRow[] }>): Promise<void>;
+  /** Run SQL already generated for this engine, with named string parameters. */
+  query(sql: string, params: Record<string, string | null>, options: QueryOptions): Promise<ResultRow[]>;
+  /** The SQL relation name that holds a source's events, for the translator. */
+  relation(sourceId: string): string;
+  close(): Promise<void>;
+}

@@ -1,0 +1,64 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { startServer, type RunningServer } from '../../src/server.ts';
+
+export const PRIVATE_KEY = 'test-private-key-0123456789';
+export const INGEST_KEY = 'test-ingest-key-0123456789';
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+export interface TestServer extends RunningServer {
+  dataDir: string;
+  /** Send a request with the private key unless `key` says otherwise (null: no key). */
+  request(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string>; key?: string | null }): Promise<Reply>;
+  /** Close the server (keeping its data dir unless `removeData`). */
+  stop(options?: { removeData?: boolean }): Promise<void>;
+}
+
+/** A real Sawmill on 127.0.0.1 with a fresh (or the given) data dir. */
+export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
+  const dataDir = overrides.dataDir ?? (await mkdtemp(join(tmpdir(), 'sawmill-test-')));
+  const config: Config = {
+    ...loadConfig({}),
+    port: 0,
+    host: '127.0.0.1',
+    privateKey: PRIVATE_KEY,
+    ingestKey: INGEST_KEY,
+    logLevel: 'silent',
+    memoryLimit: '1GB',
+    ...overrides,
+    dataDir,
+  };
+  const server = await startServer(config);
+  const request: TestServer['request'] = async (method, path, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    const key = options.key === undefined ? PRIVATE_KEY : options.key;
+    if (key !== null) headers['x-api-key'] = key;
+    let body: BodyInit | undefined;
+    if (options.body instanceof Uint8Array || typeof options.body === 'string') body = options.body as BodyInit;
+    else if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(server.url + path, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // Left as text so a test can show what came back.
+    }
+    return { status: response.status, headers: response.headers, body: parsed };
+  };
+  const stop: TestServer['stop'] = async ({ removeData = false } = {}) => {
+    await server.close();
+    if (removeData) await rm(dataDir, { recursive: true, force: true });
+  };
+  return { ...server, dataDir, request, stop };
+}
