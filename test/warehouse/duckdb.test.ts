@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { DuckDbWarehouse, type DuckDbOptions } from '../../src/warehouse/duckdb/adapter.ts';
+import { schemaForRows } from '../../src/warehouse/schema.ts';
+import type { JsonValue, LogRow } from '../../src/warehouse/types.ts';
+
+let dir: string;
+const source = randomUUID();
+const open = (options: Partial<DuckDbOptions> = {}) =>
+  DuckDbWarehouse.open({ path: join(dir, 'w.duckdb'), stagingDir: join(dir, 'staging'), memoryLimit: '512MB', ...options });
+
+let sequence = 0;
+function row(fields: Record<string, JsonValue>, id = `r${++sequence}`): LogRow {
+  return { id, timestamp: 1_700_000_000_000_000 + sequence, event_message: id, fields };
+}
+
+async function write(warehouse: DuckDbWarehouse, rows: LogRow[]): Promise<void> {
+  await warehouse.append([{ sourceId: source, schema: schemaForRows(warehouse.schema(source), rows), rows }]);
+}
+
+const all = (warehouse: DuckDbWarehouse, columns = '*') =>
+  warehouse.query(`select ${columns} from ${warehouse.relation(source)} order by id`, {}, { timeoutMs: 5000, maxRows: 1000 });
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sawmill-duckdb-'));
+});
+afterEach(() => rm(dir, { recursive: true, force: true }));
+
+test('values round-trip in BigQuery shape: records as lists, scalars typed', async () => {
+  const warehouse = await open();
+  await warehouse.createSource(source);
+  await write(warehouse, [row({ project: 'p', metadata: { n: 3, f: 1.5, ok: true, tags: ['a', 'b'], req: [{ path: '/a' }, { path: '/b' }], one: { deep: { x: 1 } } } }, 'a')]);
+  const [stored] = await all(warehouse);
+  assert.equal(stored!.project, 'p');
+  assert.deepEqual(stored!.metadata, [{ n: 3, f: 1.5, ok: true, tags: ['a', 'b'], req: [{ path: '/a' }, { path: '/b' }], one: [{ deep: [{ x: 1 }] }] }]);
+  assert.equal(stored!.timestamp, 1_700_000_000_000_000 + sequence, 'TIMESTAMP as integer microseconds');
+  await warehouse.close();
+});
+
+test('a large segment is not rewritten: the wider schema opens a new segment behind the same view', async () => {
+  const warehouse = await open({ alterInPlaceMaxRows: 1 });
+  await warehouse.createSource(source);
+  await write(warehouse, [row({ metadata: { n: 1 } }, 'a'), row({ metadata: { n: 2 } }, 'b')]);
+  await write(warehouse, [row({ metadata: { n: 'text', extra: { y: true } } }, 'c')]);
+  const tables = await warehouse.query(`select table_name from duckdb_tables() order by 1`, {}, { timeoutMs: 5000, maxRows: 10 });
+  assert.equal(tables.length, 2, 'two segments');
+  assert.deepEqual((await all(warehouse)).map((r) => r.metadata), [[{ n: '1', extra: null }], [{ n: '2', extra: null }], [{ n: 'text', extra: [{ y: true }] }]]);
+  await warehouse.close();
+
+  const reopened = await open({ alterInPlaceMaxRows: 1 });
+  assert.deepEqual([...reopened.schema(source).keys()], ['metadata']);
+  assert.equal((await all(reopened)).length, 3);
+  await reopened.close();
+});
+
+test('a small segment is widened in place', async () => {
+  const warehouse = await open();
+  await warehouse.createSource(source);
+  await write(warehouse, [row({ metadata: { n: 1 } }, 'a')]);
+  await write(warehouse, [row({ top: 'x', metadata: { n: 2, more: ['m'] } }, 'b')]);
+  const tables = await warehouse.query(`select table_name from duckdb_tables()`, {}, { timeoutMs: 5000, maxRows: 10 });
+  assert.equal(tables.length, 1);
+  assert.deepEqual((await all(warehouse, 'id, top, metadata')).map((r) => [r.id, r.top, r.metadata]), [
+    ['a', null, [{ n: 1, more: null }]],
+    ['b', 'x', [{ n: 2, more: ['m'] }]],
+  ]);
+  await warehouse.close();
+});
+
+test('acknowledged writes with nested widening survive a kill -9 (WAL replay)', async () => {
+  const child = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./crash-writer.ts', import.meta.url)), dir, source], { encoding: 'utf8' });
+  assert.equal(child.signal, 'SIGKILL', child.stderr);
+  assert.equal(child.stdout.trim().split('\n').length, 3, 'three commits acknowledged');
+  const warehouse = await open();
+  const rows = await all(warehouse, 'id, metadata');
+  assert.deepEqual(rows.map((r) => r.id), ['row-0', 'row-1', 'row-2']);
+  assert.deepEqual(rows[2]!.metadata, [{ a: 'three', b: [{ c: 'y', d: true }] }]);
+  await warehouse.close();
+});
+
+test('queries cannot reach files or change settings', async () => {
+  const warehouse = await open();
+  for (const sql of [`select * from read_csv('/etc/passwd')`, `select * from read_text('/etc/hostname')`, `set enable_external_access = true`]) {
+    await assert.rejects(warehouse.query(sql, {}, { timeoutMs: 5000, maxRows: 10 }), (error: Error & { status?: number }) => error.status === 400);
+  }
+  await warehouse.close();
+});
+
+test('a query past its timeout is cancelled with 504', async () => {
+  const warehouse = await open();
+  const slow = `select count(*) from range(100000000000) a`;
+  await assert.rejects(warehouse.query(slow, {}, { timeoutMs: 200, maxRows: 10 }), (error: Error & { status?: number }) => error.status === 504);
+  await warehouse.close();
+});
