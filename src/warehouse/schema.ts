@@ -55,11 +55,23 @@ export function mergeTypes(a: FieldType, b: FieldType): FieldType {
   return STRING;
 }
 
+/**
+ * The stored name of a field: column and struct field names are case-insensitive in the engines
+ * (and in BigQuery), so `userId` arriving after `userid` lands in the same field.
+ */
+export function fieldName(fields: RecordFields, name: string): string {
+  if (fields.has(name)) return name;
+  const lower = name.toLowerCase();
+  for (const existing of fields.keys()) if (existing.toLowerCase() === lower) return existing;
+  return name;
+}
+
 /** Merge `extra` into `base`; returns `base` itself when nothing changed, so callers can test identity. */
 export function mergeFields(base: RecordFields, extra: RecordFields): RecordFields {
   let result: Map<string, FieldType> | undefined;
-  for (const [name, type] of extra) {
-    const current = base.get(name);
+  for (const [incoming, type] of extra) {
+    const name = fieldName(result ?? base, incoming);
+    const current = (result ?? base).get(name);
     const merged = current ? mergeTypes(current, type) : type;
     if (current && sameType(current, merged)) continue;
     result ??= new Map(base);
@@ -110,8 +122,9 @@ export function conform(value: JsonValue, type: FieldType): unknown {
 function conformRecord(object: { [key: string]: JsonValue }, fields: RecordFields): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(object)) {
-    const type = fields.get(key);
-    if (type) out[key] = conform(value, type);
+    const name = fieldName(fields, key);
+    const type = fields.get(name);
+    if (type) out[name] = conform(value, type);
   }
   return out;
 }

@@ -98,3 +98,13 @@ test('a query past its timeout is cancelled with 504', async () => {
   await assert.rejects(warehouse.query(slow, {}, { timeoutMs: 200, maxRows: 10 }), (error: Error & { status?: number }) => error.status === 504);
   await warehouse.close();
 });
+
+test('field names that differ only in case land in one field', async () => {
+  const warehouse = await open();
+  await warehouse.createSource(source);
+  await write(warehouse, [row({ Project: 'a', metadata: { userId: 1 } }, 'a')]);
+  await write(warehouse, [row({ project: 'b', metadata: { USERID: 2, userid: 3 } }, 'b')]);
+  assert.deepEqual([...warehouse.schema(source).keys()], ['Project', 'metadata']);
+  assert.deepEqual((await all(warehouse, 'id, Project, metadata')).map((r) => [r.Project, r.metadata[0].userId]), [['a', 1], ['b', 3]]);
+  await warehouse.close();
+});

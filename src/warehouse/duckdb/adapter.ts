@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { AppError } from '../../errors.ts';
-import { conform, sameType } from '../schema.ts';
+import { conform, fieldName, sameType } from '../schema.ts';
 import type { LogRow, QueryOptions, RecordFields, ResultRow, Warehouse } from '../types.ts';
 import {
   alterSegmentSql,
@@ -173,7 +173,8 @@ export class DuckDbWarehouse implements Warehouse {
   private async stage(rows: LogRow[], fields: RecordFields): Promise<string> {
     const lines = rows.map((row) => {
       const record: Record<string, unknown> = { id: row.id, timestamp: row.timestamp, event_message: row.event_message };
-      for (const [name, value] of Object.entries(row.fields)) {
+      for (const [key, value] of Object.entries(row.fields)) {
+        const name = fieldName(fields, key);
         const type = fields.get(name);
         if (type) record[name] = conform(value, type);
       }

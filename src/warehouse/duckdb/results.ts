@@ -24,7 +24,8 @@ function isoWithoutZone(value: DuckDBValue): string {
   const micros = BigInt((value as DuckDBTimestampValue).micros);
   const millis = Number(micros / 1000n);
   const fraction = String(((micros % 1_000_000n) + 1_000_000n) % 1_000_000n).padStart(6, '0');
-  return `${new Date(millis).toISOString().slice(0, 19)}.${fraction}`;
+  const seconds = new Date(millis).toISOString().slice(0, 19);
+  return fraction === '000000' ? seconds : `${seconds}.${fraction}`;
 }
 
 const toNumber = (value: DuckDBValue) => Number(typeof value === 'object' && value !== null ? value.toString() : value);

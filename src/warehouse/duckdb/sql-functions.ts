@@ -1,0 +1,251 @@
+/**
+ * DuckDB spelling of every allow-listed BigQuery function (src/sql/functions.ts). The Record
+ * type makes a function added to the allow-list without a DuckDB mapping a compile error.
+ */
+
+import type { BigQueryFunction } from '../../sql/functions.ts';
+import type * as ir from '../../sql/ir.ts';
+import { invalidSql } from '../../sql/parse.ts';
+
+export interface CallParts {
+  /** Printed arguments; a date-part keyword is printed as its quoted DuckDB name ('hour'). */
+  args: string[];
+  raw: ir.Expr[];
+  /** 'DISTINCT ' or ''. */
+  distinct: string;
+  /** ' OVER (…)' or ''. */
+  over: string;
+  /** COUNT(*). */
+  star: boolean;
+}
+
+type Emitter = (call: CallParts) => string;
+
+const arg = (call: CallParts, index: number): string => {
+  const value = call.args[index];
+  if (value === undefined) throw invalidSql(`missing argument ${index + 1}`);
+  return value;
+};
+const optionalArg = (call: CallParts, index: number): string | undefined => call.args[index];
+
+/** `name(args)`, passing DISTINCT and OVER through (aggregates and window functions). */
+const same =
+  (name: string): Emitter =>
+  (call) =>
+    `${name}(${call.distinct}${call.args.join(', ')})${call.over}`;
+
+/** BigQuery's GREATEST/LEAST return NULL when any argument is NULL; DuckDB's skip NULLs. */
+const nullPropagating =
+  (name: string): Emitter =>
+  (call) =>
+    `(CASE WHEN ${call.args.map((value) => `${value} IS NULL`).join(' OR ')} THEN NULL ELSE ${name}(${call.args.join(', ')}) END)`;
+
+const padding =
+  (name: string): Emitter =>
+  (call) =>
+    `${name}(${arg(call, 0)}, CAST(${arg(call, 1)} AS INTEGER), ${optionalArg(call, 2) ?? "' '"})`;
+
+const timestampArithmetic =
+  (operator: '+' | '-'): Emitter =>
+  (call) =>
+    `(${arg(call, 0)} ${operator} ${arg(call, 1)})`;
+
+const dateArithmetic =
+  (operator: '+' | '-'): Emitter =>
+  (call) =>
+    `CAST((${arg(call, 0)} ${operator} ${arg(call, 1)}) AS DATE)`;
+
+/** DATETIME/TIMESTAMP_DIFF count whole units elapsed (DuckDB date_sub), not boundaries crossed. */
+const elapsedUnits: Emitter = (call) => `date_sub(${datePartName(call, 2)}, ${arg(call, 1)}, ${arg(call, 0)})`;
+
+function datePartName(call: CallParts, index: number): string {
+  const raw = call.raw[index];
+  if (raw?.kind !== 'date_part') throw invalidSql('expected a date part keyword');
+  if (raw.part === 'week') throw invalidSql('WEEK is not supported here; use ISOWEEK or DAY');
+  if (raw.part === 'isoweek') return "'week'";
+  if (['dayofweek', 'dayofyear', 'date', 'isoyear'].includes(raw.part)) {
+    throw invalidSql(`date part ${raw.part.toUpperCase()} is not valid here`);
+  }
+  return arg(call, index);
+}
+
+/** TIMESTAMP_TRUNC and friends; BigQuery WEEK starts on Sunday, DuckDB's on Monday. */
+function truncate(call: CallParts, value: string): string {
+  const raw = call.raw[1];
+  if (raw?.kind === 'date_part' && raw.part === 'week') {
+    return `(date_trunc('week', ${value} + INTERVAL 1 DAY) - INTERVAL 1 DAY)`;
+  }
+  return `date_trunc(${datePartName(call, 1)}, ${value})`;
+}
+
+/** REGEXP_EXTRACT returns the first capturing group if the pattern has one, else the match. */
+function regexpExtract(call: CallParts): string {
+  const pattern = call.raw[1];
+  if (pattern?.kind !== 'string') throw invalidSql('REGEXP_EXTRACT needs a literal pattern');
+  const groups = capturingGroups(pattern.value);
+  if (groups > 1) throw invalidSql('REGEXP_EXTRACT patterns may have at most one capturing group');
+  const [value, regex] = [arg(call, 0), arg(call, 1)];
+  return `(CASE WHEN regexp_matches(${value}, ${regex}) THEN regexp_extract(${value}, ${regex}, ${groups}) END)`;
+}
+
+/** Capturing groups in an RE2 pattern: `(` not escaped, not in a class, not `(?`. */
+function capturingGroups(pattern: string): number {
+  let count = 0;
+  let inClass = false;
+  for (let index = 0; index < pattern.length; index++) {
+    const char = pattern[index];
+    if (char === '\\') index++;
+    else if (inClass) inClass = char !== ']';
+    else if (char === '[') inClass = true;
+    else if (char === '(' && pattern[index + 1] !== '?') count++;
+  }
+  return count;
+}
+
+const toTimestamp = (micros: string) => `CAST(make_timestamp(${micros}) AS TIMESTAMPTZ)`;
+
+export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
+  count: (call) => (call.star ? `count(*)${call.over}` : same('count')(call)),
+  countif: same('count_if'),
+  sum: same('sum'),
+  avg: same('avg'),
+  min: same('min'),
+  max: same('max'),
+  any_value: same('any_value'),
+  array_agg: same('list'),
+  string_agg: (call) => `string_agg(${call.distinct}${arg(call, 0)}, ${optionalArg(call, 1) ?? "','"})${call.over}`,
+  approx_count_distinct: same('approx_count_distinct'),
+  logical_and: same('bool_and'),
+  logical_or: same('bool_or'),
+  stddev: same('stddev_samp'),
+  stddev_samp: same('stddev_samp'),
+  stddev_pop: same('stddev_pop'),
+  variance: same('var_samp'),
+  var_samp: same('var_samp'),
+  var_pop: same('var_pop'),
+
+  row_number: same('row_number'),
+  rank: same('rank'),
+  dense_rank: same('dense_rank'),
+  percent_rank: same('percent_rank'),
+  cume_dist: same('cume_dist'),
+  ntile: same('ntile'),
+  lag: same('lag'),
+  lead: same('lead'),
+  first_value: same('first_value'),
+  last_value: same('last_value'),
+  nth_value: same('nth_value'),
+
+  coalesce: same('coalesce'),
+  ifnull: same('coalesce'),
+  nullif: same('nullif'),
+  greatest: nullPropagating('greatest'),
+  least: nullPropagating('least'),
+
+  abs: same('abs'),
+  sign: same('sign'),
+  round: (call) => (call.args.length === 1 ? `round(${arg(call, 0)})` : `round(${arg(call, 0)}, CAST(${arg(call, 1)} AS INTEGER))`),
+  trunc: (call) => (call.args.length === 1 ? `trunc(${arg(call, 0)})` : `trunc(${arg(call, 0)}, CAST(${arg(call, 1)} AS INTEGER))`),
+  floor: same('floor'),
+  ceil: same('ceil'),
+  ceiling: same('ceil'),
+  sqrt: same('sqrt'),
+  pow: same('pow'),
+  power: same('pow'),
+  exp: same('exp'),
+  ln: same('ln'),
+  // BigQuery LOG(x) is the natural logarithm; DuckDB's log(x) is base 10.
+  log: (call) => (call.args.length === 1 ? `ln(${arg(call, 0)})` : `(ln(${arg(call, 0)}) / ln(${arg(call, 1)}))`),
+  log10: same('log10'),
+  mod: (call) => `(${arg(call, 0)} % ${arg(call, 1)})`,
+  div: (call) => `(${arg(call, 0)} // ${arg(call, 1)})`,
+  safe_divide: (call) => `(CASE WHEN ${arg(call, 1)} = 0 THEN NULL ELSE ${arg(call, 0)} / ${arg(call, 1)} END)`,
+
+  // DuckDB's concat() skips NULLs; BigQuery's CONCAT returns NULL, as `||` does.
+  concat: (call) => `(${call.args.join(' || ')})`,
+  length: same('length'),
+  char_length: same('length'),
+  character_length: same('length'),
+  lower: same('lower'),
+  upper: same('upper'),
+  substr: same('substring'),
+  substring: same('substring'),
+  trim: same('trim'),
+  ltrim: same('ltrim'),
+  rtrim: same('rtrim'),
+  replace: same('replace'),
+  starts_with: same('starts_with'),
+  ends_with: same('ends_with'),
+  strpos: same('strpos'),
+  split: (call) => `string_split(${arg(call, 0)}, ${optionalArg(call, 1) ?? "','"})`,
+  reverse: same('reverse'),
+  repeat: (call) => `repeat(${arg(call, 0)}, CAST(${arg(call, 1)} AS BIGINT))`,
+  lpad: padding('lpad'),
+  rpad: padding('rpad'),
+  left: same('left'),
+  right: same('right'),
+  regexp_contains: same('regexp_matches'),
+  regexp_extract: regexpExtract,
+  // BigQuery replaces every match; DuckDB only the first unless asked with 'g'.
+  regexp_replace: (call) => `regexp_replace(${arg(call, 0)}, ${arg(call, 1)}, ${arg(call, 2)}, 'g')`,
+
+  array_length: same('len'),
+  array_to_string: (call) => `array_to_string(${arg(call, 0)}, ${arg(call, 1)})`,
+  array_concat: (call) => `(${call.args.join(' || ')})`,
+  array_reverse: same('list_reverse'),
+  generate_array: (call) => `generate_series(${arg(call, 0)}, ${arg(call, 1)}, ${optionalArg(call, 2) ?? '1'})`,
+  generate_timestamp_array: (call) =>
+    `generate_series(CAST(${arg(call, 0)} AS TIMESTAMPTZ), CAST(${arg(call, 1)} AS TIMESTAMPTZ), ${arg(call, 2)})`,
+
+  current_timestamp: () => 'now()',
+  current_datetime: (call) => `timezone(${optionalArg(call, 0) ?? "'UTC'"}, now())`,
+  current_date: (call) => `CAST(timezone(${optionalArg(call, 0) ?? "'UTC'"}, now()) AS DATE)`,
+  // TIMESTAMP(x): a string without zone, or a DATETIME, is read as UTC (the session zone).
+  timestamp: (call) =>
+    call.args.length === 1
+      ? `CAST(${arg(call, 0)} AS TIMESTAMPTZ)`
+      : `timezone(${arg(call, 1)}, CAST(${arg(call, 0)} AS TIMESTAMP))`,
+  // DATETIME(ts, zone): the wall-clock time of the instant in that zone, as a TIMESTAMP.
+  datetime: (call) =>
+    call.args.length === 1
+      ? `CAST(${arg(call, 0)} AS TIMESTAMP)`
+      : `timezone(${arg(call, 1)}, CAST(${arg(call, 0)} AS TIMESTAMPTZ))`,
+  date: (call) =>
+    call.args.length === 1
+      ? `CAST(${arg(call, 0)} AS DATE)`
+      : `CAST(timezone(${arg(call, 1)}, CAST(${arg(call, 0)} AS TIMESTAMPTZ)) AS DATE)`,
+  timestamp_trunc: (call) => {
+    const zone = optionalArg(call, 2);
+    if (!zone) return truncate(call, arg(call, 0));
+    // Truncate the wall-clock time in that zone, then read it back as an instant there.
+    return `timezone(${zone}, ${truncate(call, `timezone(${zone}, ${arg(call, 0)})`)})`;
+  },
+  datetime_trunc: (call) => truncate(call, arg(call, 0)),
+  date_trunc: (call) => `CAST(${truncate(call, arg(call, 0))} AS DATE)`,
+  timestamp_add: timestampArithmetic('+'),
+  timestamp_sub: timestampArithmetic('-'),
+  datetime_add: timestampArithmetic('+'),
+  datetime_sub: timestampArithmetic('-'),
+  date_add: dateArithmetic('+'),
+  date_sub: dateArithmetic('-'),
+  timestamp_diff: elapsedUnits,
+  datetime_diff: elapsedUnits,
+  date_diff: (call) => `date_diff(${datePartName(call, 2)}, ${arg(call, 1)}, ${arg(call, 0)})`,
+  format_timestamp: (call) => {
+    const zone = optionalArg(call, 2);
+    const value = zone ? `timezone(${zone}, ${arg(call, 1)})` : arg(call, 1);
+    return `strftime(${value}, ${arg(call, 0)})`;
+  },
+  format_datetime: (call) => `strftime(${arg(call, 1)}, ${arg(call, 0)})`,
+  format_date: (call) => `strftime(${arg(call, 1)}, ${arg(call, 0)})`,
+  parse_timestamp: (call) => `CAST(strptime(${arg(call, 1)}, ${arg(call, 0)}) AS TIMESTAMPTZ)`,
+  unix_seconds: (call) => `CAST(floor(epoch(${arg(call, 0)})) AS BIGINT)`,
+  unix_millis: (call) => `epoch_ms(${arg(call, 0)})`,
+  unix_micros: (call) => `epoch_us(${arg(call, 0)})`,
+  timestamp_seconds: (call) => toTimestamp(`CAST(${arg(call, 0)} AS BIGINT) * 1000000`),
+  timestamp_millis: (call) => toTimestamp(`CAST(${arg(call, 0)} AS BIGINT) * 1000`),
+  timestamp_micros: (call) => toTimestamp(`CAST(${arg(call, 0)} AS BIGINT)`),
+
+  json_value: (call) => `json_extract_string(${arg(call, 0)}, ${optionalArg(call, 1) ?? "'$'"})`,
+  json_extract_scalar: (call) => `json_extract_string(${arg(call, 0)}, ${optionalArg(call, 1) ?? "'$'"})`,
+};
