@@ -45,7 +45,7 @@ describe('start-up', () => {
 describe('POST /logs with each Supabase sample', () => {
   for (const name of SUPABASE_SOURCES) {
     test(name, async () => {
-      const event = { ...sample(name), id: randomUUID() };
+      const event: Record<string, any> = { ...sample(name), id: randomUUID() };
       const reply = await server.request('POST', `/logs?source=${tokens[name]}`, { body: event });
       assert.equal(reply.status, 200, JSON.stringify(reply.body));
       assert.deepEqual(reply.body, { message: 'Logged!', accepted: 1, rejected: 0 });
@@ -172,14 +172,14 @@ describe('bad input', () => {
   });
 
   test('413 over the body limit, from Content-Length', async () => {
-    const small = await startTestServer({ maxBodyBytes: 1024 });
+    const small = await startTestServer({ maxBodyBytes: 8192 });
     try {
       const token = (await small.request('GET', '/api/sources')).body[0].token;
-      const reply = await small.request('POST', `/logs?source=${token}`, { body: { message: 'x'.repeat(5000) } });
+      const reply = await small.request('POST', `/logs?source=${token}`, { body: { message: 'x'.repeat(20_000) } });
       assert.equal(reply.status, 413);
       assert.equal(reply.body.error.code, 'payload_too_large');
-      const bomb = gzipSync(JSON.stringify({ message: 'y'.repeat(2_000_000) }));
-      assert.ok(bomb.length < 1024);
+      const bomb = gzipSync(JSON.stringify({ message: 'y'.repeat(5_000_000) }));
+      assert.ok(bomb.length < 8192, `the bomb is ${bomb.length} bytes compressed`);
       const bombed = await small.request('POST', `/logs?source=${token}`, { body: bomb, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
       assert.equal(bombed.status, 413);
     } finally {
@@ -297,7 +297,8 @@ describe('schema', () => {
     assert.equal(schema.body.metadata.fields.value.type, 'STRING');
     assert.equal(schema.body.metadata.fields.shape.type, 'STRING');
     const values = (await stored('drift')).map((row) => row.metadata[0].value);
-    assert.deepEqual(values, ['1', '1.5', 'many']);
+    // 1 was widened to a float (1.0) before the column became a string.
+    assert.deepEqual(values, ['1.0', '1.5', 'many']);
     const shapes = (await stored('drift')).map((row) => row.metadata[0].shape ?? null);
     assert.deepEqual(shapes, ['text', null, '{"nested":true}']);
   });

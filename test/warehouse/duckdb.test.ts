@@ -105,6 +105,6 @@ test('field names that differ only in case land in one field', async () => {
   await write(warehouse, [row({ Project: 'a', metadata: { userId: 1 } }, 'a')]);
   await write(warehouse, [row({ project: 'b', metadata: { USERID: 2, userid: 3 } }, 'b')]);
   assert.deepEqual([...warehouse.schema(source).keys()], ['Project', 'metadata']);
-  assert.deepEqual((await all(warehouse, 'id, Project, metadata')).map((r) => [r.Project, r.metadata[0].userId]), [['a', 1], ['b', 3]]);
+  assert.deepEqual((await all(warehouse, 'id, Project, metadata')).map((r: any) => [r.Project, r.metadata[0].userId]), [['a', 1], ['b', 3]]);
   await warehouse.close();
 });
