@@ -119,6 +119,10 @@ export class FileCatalog implements Catalog {
     return this.data.endpoints.find((endpoint) => endpoint.owner_id === ownerId && endpoint.name === name);
   }
 
+  endpointByToken(token: string): Endpoint | undefined {
+    return this.data.endpoints.find((endpoint) => endpoint.token === token);
+  }
+
   async createEndpoint(ownerId: number, input: EndpointInput): Promise<Endpoint> {
     const now = new Date().toISOString();
     const endpoint: Endpoint = {

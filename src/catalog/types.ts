@@ -61,6 +61,8 @@ export interface Catalog {
   listEndpoints(ownerId: number): Endpoint[];
   getEndpoint(ownerId: number, tokenOrId: string): Endpoint | undefined;
   endpointByName(ownerId: number, name: string): Endpoint | undefined;
+  /** By token, whatever the owner; callers check ownership. */
+  endpointByToken(token: string): Endpoint | undefined;
   createEndpoint(ownerId: number, input: EndpointInput): Promise<Endpoint>;
   updateEndpoint(endpoint: Endpoint, changes: Partial<EndpointInput>): Promise<Endpoint>;
   deleteEndpoint(endpoint: Endpoint): Promise<void>;

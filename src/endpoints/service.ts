@@ -31,6 +31,15 @@ export class EndpointService {
     return UUID.test(tokenOrName) ? this.catalog.getEndpoint(ownerId, tokenOrName.toLowerCase()) : this.catalog.endpointByName(ownerId, tokenOrName);
   }
 
+  /**
+   * A caller without a key may run an endpoint whose `enable_auth` is off, addressed by its token
+   * (names are only unique per owner).
+   */
+  publicPrincipal(tokenOrName: string): Principal | undefined {
+    const endpoint = UUID.test(tokenOrName) ? this.catalog.endpointByToken(tokenOrName.toLowerCase()) : undefined;
+    return endpoint && !endpoint.enable_auth ? { ownerId: endpoint.owner_id, scopes: [`query:endpoint:${endpoint.id}`] } : undefined;
+  }
+
   async run(principal: Principal, tokenOrName: string, request: Record<string, string>): Promise<ResultRow[]> {
     const endpoint = this.find(principal.ownerId, tokenOrName);
     if (!endpoint) throw new AppError(404, 'not_found', `endpoint "${tokenOrName}" not found`);

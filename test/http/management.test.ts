@@ -139,6 +139,15 @@ describe('endpoints', () => {
     assert.equal(created.status, 201);
   });
 
+  test('an endpoint with enable_auth off answers without a key, by token only', async () => {
+    const created = await server.request('POST', '/api/endpoints', { body: { name: 'public', query: 'select 7 as seven', enable_auth: false } });
+    const byToken = await server.request('GET', `/api/endpoints/query/${created.body.token}`, { key: null });
+    const byName = await server.request('GET', '/api/endpoints/query/public', { key: null });
+    assert.deepEqual([byToken.status, byToken.body, byName.status], [200, { result: [{ seven: 7 }] }, 401]);
+    const privateOne = (await server.request('GET', '/api/endpoints')).body.find((endpoint: any) => endpoint.name === 'logs.all');
+    assert.equal((await server.request('GET', `/api/endpoints/query/${privateOne.token}`, { key: null })).status, 401);
+  });
+
   test('POST query: parameters from the JSON body', async () => {
     await server.request('POST', '/api/endpoints', { body: { name: 'echo', query: 'select @word as word' } });
     const reply = await server.request('POST', '/api/endpoints/query/echo', { body: { word: 'hello' } });

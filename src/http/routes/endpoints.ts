@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Endpoint } from '../../catalog/types.ts';
 import { AppError } from '../../errors.ts';
-import { authenticate } from '../auth.ts';
+import { authenticate, presentedKey } from '../auth.ts';
 import type { Services } from '../services.ts';
 import { requireManager } from './sources.ts';
 
@@ -46,7 +46,8 @@ export default async function endpointRoutes(app: FastifyInstance, { services }:
   };
 
   const runQuery = async (request: FastifyRequest<{ Params: { name: string } }>) => {
-    const principal = authenticate(services.keys, request);
+    const anonymous = presentedKey(request) === undefined;
+    const principal = (anonymous && endpoints.publicPrincipal(request.params.name)) || authenticate(services.keys, request);
     return { result: await endpoints.run(principal, request.params.name, queryParameters(request)) };
   };
   app.get('/api/endpoints/query/:name', runQuery);

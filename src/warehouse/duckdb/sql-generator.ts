@@ -278,8 +278,7 @@ export function printExpr(expr: ir.Expr): string {
     case 'in_subquery':
       return `(${printExpr(expr.expr)} ${expr.negated ? 'NOT ' : ''}IN (${printQuery(expr.query)}))`;
     case 'in_unnest': {
-      // `x IN unnest(list)` in DuckDB expands to one row per element; list_contains is the test.
-      const test = `list_contains(${printExpr(expr.array)}, ${printExpr(expr.expr)})`;
+      const test = printInUnnest(printExpr(expr.expr), printExpr(expr.array));
       return expr.negated ? `(NOT ${test})` : test;
     }
     case 'exists':
@@ -335,6 +334,18 @@ function printBinary(expr: Extract<ir.Expr, { kind: 'binary' }>): string {
     default:
       return `(${left} ${expr.op} ${right})`;
   }
+}
+
+/**
+ * `x IN UNNEST(list)` with BigQuery's three-valued result: FALSE for an empty or NULL list, NULL
+ * when x is NULL or when x is absent from a list holding NULLs. (DuckDB's own `x IN unnest(l)`
+ * expands to one row per element; list_contains alone ignores NULL elements.)
+ */
+function printInUnnest(value: string, list: string): string {
+  return (
+    `(CASE WHEN len(coalesce(${list}, [])) = 0 THEN FALSE WHEN ${value} IS NULL THEN NULL` +
+    ` WHEN list_contains(${list}, ${value}) THEN TRUE WHEN list_count(${list}) < len(${list}) THEN NULL ELSE FALSE END)`
+  );
 }
 
 function printCase(expr: Extract<ir.Expr, { kind: 'case' }>): string {

@@ -1,0 +1,147 @@
+/**
+ * Questions about the tree that every engine's planner asks: which conjuncts of a WHERE clause
+ * can be evaluated where, and what names an expression reads.
+ */
+
+import type * as ir from './ir.ts';
+
+/** `a AND b AND c` → [a, b, c]. */
+export function conjunctsOf(expr: ir.Expr | undefined): ir.Expr[] {
+  if (!expr) return [];
+  if (expr.kind === 'binary' && expr.op === 'AND') return [...conjunctsOf(expr.left), ...conjunctsOf(expr.right)];
+  return [expr];
+}
+
+export function andAll(exprs: ir.Expr[]): ir.Expr | undefined {
+  return exprs.reduce<ir.Expr | undefined>((all, next) => (all ? { kind: 'binary', op: 'AND', left: all, right: next } : next), undefined);
+}
+
+interface NameUse {
+  /** First parts of every name path, as written (`t` of `t.timestamp`, `project` of `project`). */
+  heads: Array<{ head: string; qualified: boolean }>;
+  /** Contains something that must not move between query levels (subquery, aggregate, window). */
+  pinned: boolean;
+}
+
+/** The names an expression reads, and whether it may be evaluated in another query level. */
+export function namesUsedBy(expr: ir.Expr): NameUse {
+  const use: NameUse = { heads: [], pinned: false };
+  visit(expr, use);
+  return use;
+}
+
+function visit(expr: ir.Expr, use: NameUse): void {
+  switch (expr.kind) {
+    case 'ref':
+      use.heads.push({ head: expr.path[0] ?? '', qualified: expr.path.length > 1 });
+      return;
+    case 'in_subquery':
+    case 'exists':
+    case 'subquery':
+    case 'array_subquery':
+    case 'quantile':
+    case 'quantiles':
+    case 'position':
+      use.pinned = true;
+      return;
+    case 'call':
+      if (expr.over || !isScalarCall(expr)) use.pinned = true;
+      expr.args.forEach((arg) => visit(arg, use));
+      return;
+    default:
+      for (const child of childrenOf(expr)) visit(child, use);
+  }
+}
+
+function isScalarCall(expr: Extract<ir.Expr, { kind: 'call' }>): boolean {
+  return !AGGREGATE_OR_WINDOW.has(expr.fn);
+}
+const AGGREGATE_OR_WINDOW: ReadonlySet<string> = new Set([
+  'count', 'countif', 'sum', 'avg', 'min', 'max', 'any_value', 'array_agg', 'string_agg', 'approx_count_distinct',
+  'logical_and', 'logical_or', 'stddev', 'stddev_samp', 'stddev_pop', 'variance', 'var_samp', 'var_pop',
+  'row_number', 'rank', 'dense_rank', 'percent_rank', 'cume_dist', 'ntile', 'lag', 'lead', 'first_value', 'last_value', 'nth_value',
+]);
+
+/** Direct sub-expressions (not descending into subqueries). */
+export function childrenOf(expr: ir.Expr): ir.Expr[] {
+  switch (expr.kind) {
+    case 'binary':
+    case 'distinct_from':
+      return [expr.left, expr.right];
+    case 'not':
+    case 'negate':
+    case 'is':
+    case 'cast':
+    case 'extract':
+      return [expr.expr];
+    case 'like':
+      return [expr.expr, expr.pattern];
+    case 'between':
+      return [expr.expr, expr.low, expr.high];
+    case 'in_list':
+      return [expr.expr, ...expr.list];
+    case 'in_unnest':
+      return [expr.expr, expr.array];
+    case 'in_subquery':
+      return [expr.expr];
+    case 'case':
+      return [
+        ...(expr.operand ? [expr.operand] : []),
+        ...expr.whens.flatMap((when) => [when.when, when.then]),
+        ...(expr.else ? [expr.else] : []),
+      ];
+    case 'interval':
+      return [expr.value];
+    case 'array':
+      return expr.elements;
+    case 'struct':
+      return expr.fields.map((field) => field.value);
+    case 'field':
+    case 'field_at':
+      return [expr.base];
+    case 'subscript':
+      return [expr.base, expr.index];
+    case 'call':
+      return expr.args;
+    case 'quantile':
+    case 'quantiles':
+      return [expr.expr];
+    default:
+      return [];
+  }
+}
+
+/**
+ * For a FROM of `base` followed by a chain of UNNESTs, the deepest chain level each conjunct
+ * needs: level 0 reads only the base row, level k also reads the k-th UNNEST alias (or its
+ * offset). Conjuncts that read anything else, or that are pinned, are returned as `remaining`.
+ * `levelNames[k]` lists the names level k introduces (lower case).
+ */
+export function assignConjunctsToLevels(
+  conjuncts: ir.Expr[],
+  levelNames: ReadonlyArray<ReadonlySet<string>>,
+): { perLevel: ir.Expr[][]; remaining: ir.Expr[] } {
+  const perLevel = levelNames.map((): ir.Expr[] => []);
+  const remaining: ir.Expr[] = [];
+  for (const conjunct of conjuncts) {
+    const level = levelOf(conjunct, levelNames);
+    if (level === undefined) remaining.push(conjunct);
+    else perLevel[level]?.push(conjunct);
+  }
+  return { perLevel, remaining };
+}
+
+function levelOf(conjunct: ir.Expr, levelNames: ReadonlyArray<ReadonlySet<string>>): number | undefined {
+  const use = namesUsedBy(conjunct);
+  if (use.pinned) return undefined;
+  let level = 0;
+  for (const { head, qualified } of use.heads) {
+    const key = head.toLowerCase();
+    const found = levelNames.findIndex((names) => names.has(key));
+    if (found >= 0) level = Math.max(level, found);
+    // An unknown qualifier (outer query, struct column) is not ours to move.
+    else if (qualified) return undefined;
+    // An unqualified unknown name is a column of the base row.
+  }
+  return level;
+}

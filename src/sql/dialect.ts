@@ -1,0 +1,15 @@
+import type { Query } from './ir.ts';
+
+/**
+ * One SQL engine's printer over the translator's tree. Implementations live beside their engine
+ * (src/warehouse/<engine>/sql-generator.ts); `src/sql` never emits engine SQL itself.
+ */
+export interface SqlDialect {
+  readonly name: string;
+  /**
+   * Print a validated query as one statement of the engine's SQL. Parameters must stay bound
+   * (never spliced): each `param` node becomes the engine's named placeholder.
+   * May throw the translator's invalid_sql error for a construct the engine cannot express.
+   */
+  generate(query: Query): string;
+}

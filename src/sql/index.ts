@@ -1,0 +1,70 @@
+/**
+ * The SQL translator: BigQuery-dialect endpoint queries → one engine's SQL.
+ *
+ * parse (sqlparser-rs, BigQuery grammar) → lower (validate, make BigQuery semantics explicit,
+ * resolve tables) → the engine's SqlDialect prints the tree. Every refusal is an AppError
+ * 400 `invalid_sql` whose message names the problem, with {line, column} when known.
+ */
+
+import { lowerCtes, lowerQuery } from './lower.ts';
+import { invalidSql } from './parse.ts';
+import { parseQuery } from './parse.ts';
+import type { SqlDialect } from './dialect.ts';
+
+export type { SqlDialect } from './dialect.ts';
+export { invalidSql } from './parse.ts';
+
+export interface TranslateContext {
+  /**
+   * Resolve a table name as written in the query (`cloudflare.logs.prod`, `deno-relay-logs`,
+   * backticks removed and dotted parts joined with '.') to the engine's relation SQL, or
+   * undefined when the caller has no such source.
+   */
+  resolveTable(name: string): string | undefined;
+}
+
+export interface Translation {
+  /** One SELECT (or WITH … SELECT) statement of the engine's SQL. */
+  sql: string;
+  /**
+   * The `@name` parameters the SQL uses, without `@`. Bind exactly these (a value missing from
+   * the request is NULL): DuckDB rejects binding a name the statement does not use.
+   */
+  parameters: string[];
+}
+
+export function translate(bigQuerySql: string, dialect: SqlDialect, ctx: TranslateContext): Translation {
+  const lowered = lowerQuery(parseQuery(bigQuerySql), { resolveTable: (name) => ctx.resolveTable(name) });
+  return { sql: dialect.generate(lowered.query), parameters: lowered.parameters };
+}
+
+/**
+ * Validate a query without an engine (at endpoint creation) and report what it uses: its
+ * parameters, the source names it reads (any name not a CTE counts as a source), and its
+ * top-level CTE names (what a sandboxed consumer query may read).
+ */
+export function describeQuery(bigQuerySql: string): { parameters: string[]; tables: string[]; ctes: string[] } {
+  const lowered = lowerQuery(parseQuery(bigQuerySql), { resolveTable: (name) => name });
+  return { parameters: lowered.parameters, tables: lowered.sources, ctes: lowered.query.ctes.map((cte) => cte.name) };
+}
+
+/**
+ * Sandboxing: `consumerSql` replaces the final SELECT of `endpointSql`, keeping the endpoint's
+ * CTEs, and may read only those CTEs (and its own).
+ */
+export function translateSandboxed(endpointSql: string, consumerSql: string, dialect: SqlDialect, ctx: TranslateContext): Translation {
+  const endpoint = lowerCtes(parseQuery(endpointSql), { resolveTable: (name) => ctx.resolveTable(name) });
+  if (endpoint.ctes.length === 0) throw invalidSqlNoCtes();
+  const consumer = lowerQuery(parseQuery(consumerSql), {
+    resolveTable: () => undefined,
+    outerCtes: new Set(endpoint.ctes.map((cte) => cte.name.toLowerCase())),
+    unknownTableMessage: 'table {name} is not one of the endpoint\'s CTEs; sandboxed queries may read only those',
+  });
+  const query = { ...consumer.query, ctes: [...endpoint.ctes, ...consumer.query.ctes] };
+  const parameters = [...new Set([...endpoint.parameters, ...consumer.parameters])];
+  return { sql: dialect.generate(query), parameters };
+}
+
+function invalidSqlNoCtes() {
+  return invalidSql('the endpoint query has no CTEs, so it cannot be sandboxed');
+}

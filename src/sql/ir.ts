@@ -1,0 +1,185 @@
+/**
+ * The translator's own tree: a BigQuery query after validation, with BigQuery semantics made
+ * explicit (0- vs 1-based subscripts, date parts, quantiles, alias precedence, unnest chains).
+ * Every engine's generator prints this tree; nothing in it is specific to one engine.
+ */
+
+import type { BigQueryFunction } from './functions.ts';
+
+export interface Query {
+  ctes: Cte[];
+  body: SetExpr;
+  orderBy: OrderItem[];
+  limit?: Expr;
+  offset?: Expr;
+}
+
+export interface Cte {
+  name: string;
+  query: Query;
+}
+
+export type SetExpr =
+  | { kind: 'select'; select: Select }
+  | { kind: 'nested'; query: Query }
+  | { kind: 'setop'; op: 'union' | 'intersect' | 'except'; all: boolean; left: SetExpr; right: SetExpr };
+
+export interface Select {
+  distinct: boolean;
+  items: SelectItem[];
+  from?: From;
+  where?: Expr;
+  /** Select-list aliases are already replaced by their 1-based position (BigQuery precedence). */
+  groupBy: Expr[];
+  having?: Expr;
+  qualify?: Expr;
+}
+
+export type SelectItem =
+  | { kind: 'expr'; expr: Expr; alias: string; aliasWritten: boolean }
+  | { kind: 'star'; qualifier?: string; except: string[] };
+
+/**
+ * A FROM clause as BigQuery evaluates it: a base relation, then left-to-right steps. Correlated
+ * UNNESTs are their own step so a generator can plan them (DuckDB: select-list unnest chains).
+ */
+export interface From {
+  base: Relation;
+  steps: FromStep[];
+}
+
+export type Relation =
+  | { kind: 'source'; name: string; relation: string; alias: string }
+  | { kind: 'cte'; name: string; alias: string }
+  | { kind: 'subquery'; query: Query; alias?: string }
+  | { kind: 'unnest'; array: Expr; alias: string; offsetAlias?: string };
+
+export type FromStep =
+  | {
+      kind: 'unnest';
+      array: Expr;
+      alias: string;
+      offsetAlias?: string;
+      /** LEFT JOIN UNNEST … ON TRUE: keep the outer row, with NULL, when the array is empty or NULL. */
+      keepEmpty: boolean;
+      /** Conditions of `JOIN UNNEST(...) ON cond`; they filter like WHERE. */
+      condition?: Expr;
+    }
+  | { kind: 'join'; type: 'inner' | 'left' | 'right' | 'full' | 'cross'; relation: Relation; on?: Expr; using?: string[] };
+
+export interface OrderItem {
+  expr: Expr;
+  descending: boolean;
+  /** Resolved to BigQuery's default when not written: NULLS FIRST ascending, NULLS LAST descending. */
+  nullsFirst: boolean;
+}
+
+export type DatePart =
+  | 'microsecond'
+  | 'millisecond'
+  | 'second'
+  | 'minute'
+  | 'hour'
+  | 'day'
+  | 'dayofweek'
+  | 'dayofyear'
+  | 'week'
+  | 'isoweek'
+  | 'month'
+  | 'quarter'
+  | 'year'
+  | 'isoyear'
+  | 'date';
+
+export type ScalarTypeName =
+  | 'INT64'
+  | 'FLOAT64'
+  | 'NUMERIC'
+  | 'BIGNUMERIC'
+  | 'STRING'
+  | 'BYTES'
+  | 'BOOL'
+  | 'TIMESTAMP'
+  | 'DATETIME'
+  | 'DATE'
+  | 'TIME'
+  | 'JSON';
+export type TypeName = ScalarTypeName | { array: TypeName };
+
+export type BinaryOperator =
+  | '+'
+  | '-'
+  | '*'
+  | '/'
+  | '%'
+  | '||'
+  | '='
+  | '!='
+  | '<'
+  | '<='
+  | '>'
+  | '>='
+  | 'AND'
+  | 'OR'
+  | '&'
+  | '|'
+  | '^';
+
+/** How an array subscript counts and what happens out of range. */
+export type SubscriptMode = 'offset' | 'ordinal' | 'safe_offset' | 'safe_ordinal';
+
+export interface WindowSpec {
+  partitionBy: Expr[];
+  orderBy: OrderItem[];
+  frame?: { units: 'rows' | 'range'; start: FrameBound; end?: FrameBound };
+}
+export type FrameBound =
+  | { kind: 'unbounded_preceding' }
+  | { kind: 'unbounded_following' }
+  | { kind: 'current_row' }
+  | { kind: 'preceding'; offset: Expr }
+  | { kind: 'following'; offset: Expr };
+
+export type Expr =
+  /** A name path: first part is a range variable or a column, the rest are struct fields. */
+  | { kind: 'ref'; path: string[] }
+  | { kind: 'number'; text: string }
+  | { kind: 'string'; value: string }
+  | { kind: 'bool'; value: boolean }
+  | { kind: 'null' }
+  /** `TIMESTAMP '…'`, `DATE '…'`, `DATETIME '…'` literals. */
+  | { kind: 'typed_literal'; type: ScalarTypeName; value: string }
+  /** `@name`: always bound as a string or NULL. */
+  | { kind: 'param'; name: string }
+  | { kind: 'binary'; op: BinaryOperator; left: Expr; right: Expr }
+  | { kind: 'not'; expr: Expr }
+  | { kind: 'negate'; expr: Expr }
+  | { kind: 'is'; expr: Expr; test: 'null' | 'true' | 'false'; negated: boolean }
+  | { kind: 'distinct_from'; left: Expr; right: Expr; negated: boolean }
+  | { kind: 'like'; expr: Expr; pattern: Expr; negated: boolean }
+  | { kind: 'between'; expr: Expr; low: Expr; high: Expr; negated: boolean }
+  | { kind: 'in_list'; expr: Expr; list: Expr[]; negated: boolean }
+  | { kind: 'in_subquery'; expr: Expr; query: Query; negated: boolean }
+  | { kind: 'in_unnest'; expr: Expr; array: Expr; negated: boolean }
+  | { kind: 'exists'; query: Query; negated: boolean }
+  | { kind: 'subquery'; query: Query }
+  | { kind: 'array_subquery'; query: Query }
+  | { kind: 'case'; operand?: Expr; whens: Array<{ when: Expr; then: Expr }>; else?: Expr }
+  | { kind: 'cast'; expr: Expr; type: TypeName; safe: boolean }
+  | { kind: 'extract'; part: DatePart; expr: Expr }
+  | { kind: 'interval'; value: Expr; unit: DatePart }
+  /** A bare date-part keyword passed to a function (`timestamp_trunc(ts, HOUR)`). */
+  | { kind: 'date_part'; part: DatePart; weekStart?: string }
+  | { kind: 'array'; elements: Expr[] }
+  | { kind: 'struct'; fields: Array<{ name?: string; value: Expr }> }
+  | { kind: 'field'; base: Expr; name: string }
+  | { kind: 'subscript'; base: Expr; index: Expr; mode: SubscriptMode }
+  /** `t[0]` on a value table's row (a range variable): the struct field at that 0-based position. */
+  | { kind: 'field_at'; base: Expr; position: number }
+  | { kind: 'call'; fn: BigQueryFunction; args: Expr[]; distinct: boolean; over?: WindowSpec; star?: boolean }
+  /** `approx_quantiles(x, n)[OFFSET(k)]`: the k/n quantile as a scalar aggregate. */
+  | { kind: 'quantile'; expr: Expr; fraction: number; over?: WindowSpec }
+  /** `approx_quantiles(x, n)`: the n+1 boundaries, minimum and maximum included. */
+  | { kind: 'quantiles'; expr: Expr; buckets: number; over?: WindowSpec }
+  /** A select-list alias used in GROUP BY / ORDER BY, as its 1-based position. */
+  | { kind: 'position'; position: number };

@@ -1,0 +1,936 @@
+/**
+ * Lowering: the parser's BigQuery syntax tree → the translator's tree (ir.ts).
+ *
+ * This is where queries are validated. Every construct is matched against what we know how to
+ * translate; anything else is refused with a message naming it, so an unsupported query fails
+ * instead of returning different rows than BigQuery would.
+ */
+
+import type {
+  AccessDot,
+  AccessSubscript,
+  AstCte,
+  AstDataType,
+  AstExpr,
+  AstFunction,
+  AstJoin,
+  AstOrderByExpr,
+  AstQuery,
+  AstSelect,
+  AstSelectItem,
+  AstSetExpr,
+  AstTableFactor,
+  AstTableWithJoins,
+  AstValue,
+  AstWindowBound,
+  AstWindowSpec,
+  ExprVariants,
+  FunctionArg,
+  Ident,
+  JoinConstraint,
+  JoinOperatorVariants,
+  SelectItemVariants,
+  SetExprVariants,
+  TableAlias,
+  TableFactorVariants,
+  ValueVariants,
+} from './ast.ts';
+import { positionOf, variantOf } from './ast.ts';
+import { lookupFunction } from './functions.ts';
+import type * as ir from './ir.ts';
+import { invalidSql } from './parse.ts';
+
+export interface LowerOptions {
+  /** Source name as written → engine relation, or undefined when the caller has no such source. */
+  resolveTable(name: string): string | undefined;
+  /** CTE names visible before the query's own WITH (sandboxing: the endpoint's CTEs). */
+  outerCtes?: ReadonlySet<string>;
+  /** Message for a table that is neither a source nor a CTE (`{name}` is replaced). */
+  unknownTableMessage?: string;
+}
+
+export interface Lowered {
+  query: ir.Query;
+  parameters: string[];
+  sources: string[];
+}
+
+export function lowerQuery(ast: AstQuery, options: LowerOptions): Lowered {
+  const lowering = new Lowering(options);
+  const query = lowering.query(ast, { ctes: new Set(options.outerCtes ?? []), rangeVariables: new Set() });
+  return { query, parameters: [...lowering.parameters], sources: [...lowering.sources] };
+}
+
+/** Only the WITH clause of a query (sandboxing keeps the endpoint's CTEs, not its SELECT). */
+export function lowerCtes(ast: AstQuery, options: LowerOptions): { ctes: ir.Cte[]; parameters: string[]; sources: string[] } {
+  const lowering = new Lowering(options);
+  const ctes = lowering.ctesOf(ast, { ctes: new Set(options.outerCtes ?? []), rangeVariables: new Set() });
+  return { ctes, parameters: [...lowering.parameters], sources: [...lowering.sources] };
+}
+
+/** What a name can refer to at one point of the query. */
+interface Scope {
+  /** CTE names (lower case) visible here. */
+  ctes: Set<string>;
+  /** Range variables (table and UNNEST aliases, lower case) of this SELECT and enclosing ones. */
+  rangeVariables: Set<string>;
+}
+
+const DATE_PARTS: Record<string, ir.DatePart> = {
+  microsecond: 'microsecond',
+  millisecond: 'millisecond',
+  second: 'second',
+  minute: 'minute',
+  hour: 'hour',
+  day: 'day',
+  dayofweek: 'dayofweek',
+  dayofyear: 'dayofyear',
+  week: 'week',
+  isoweek: 'isoweek',
+  month: 'month',
+  quarter: 'quarter',
+  year: 'year',
+  isoyear: 'isoyear',
+  date: 'date',
+};
+
+/** Argument positions (0-based) that take a bare date-part keyword, per function. */
+const DATE_PART_ARGUMENT: Partial<Record<string, number>> = {
+  timestamp_trunc: 1,
+  datetime_trunc: 1,
+  date_trunc: 1,
+  timestamp_diff: 2,
+  datetime_diff: 2,
+  date_diff: 2,
+};
+
+const BINARY_OPERATORS: Record<string, ir.BinaryOperator> = {
+  Plus: '+',
+  Minus: '-',
+  Multiply: '*',
+  Divide: '/',
+  Modulo: '%',
+  StringConcat: '||',
+  Eq: '=',
+  NotEq: '!=',
+  Lt: '<',
+  LtEq: '<=',
+  Gt: '>',
+  GtEq: '>=',
+  And: 'AND',
+  Or: 'OR',
+  BitwiseAnd: '&',
+  BitwiseOr: '|',
+  BitwiseXor: '^',
+};
+
+const JOIN_TYPES: Partial<Record<string, 'inner' | 'left' | 'right' | 'full' | 'cross'>> = {
+  CrossJoin: 'cross',
+  Join: 'inner',
+  Inner: 'inner',
+  Left: 'left',
+  LeftOuter: 'left',
+  Right: 'right',
+  RightOuter: 'right',
+  FullOuter: 'full',
+};
+
+const PARAMETER_NAME = /^@([A-Za-z_][A-Za-z0-9_]*)$/;
+
+class Lowering {
+  readonly parameters = new Set<string>();
+  readonly sources = new Set<string>();
+
+  constructor(private readonly options: LowerOptions) {}
+
+  // ---- queries -------------------------------------------------------------------------------
+
+  query(ast: AstQuery, outer: Scope): ir.Query {
+    this.refuseIfPresent(ast.fetch, 'FETCH');
+    this.refuseIfPresent(ast.for_clause, 'FOR clause');
+    this.refuseIfPresent(ast.settings, 'SETTINGS');
+    this.refuseIfPresent(ast.format_clause, 'FORMAT');
+    if (ast.locks.length > 0) throw invalidSql('locking clauses are not supported');
+    if (ast.pipe_operators.length > 0) throw invalidSql('pipe syntax (|>) is not supported');
+
+    const scope: Scope = { ctes: new Set(outer.ctes), rangeVariables: outer.rangeVariables };
+    const ctes = this.withClause(ast, scope);
+    const body = this.setExpr(ast.body, scope);
+    const selectItems = body.kind === 'select' ? body.select.items : [];
+    const orderBy = this.orderBy(ast, scope, body, selectItems);
+    const { limit, offset } = this.limitClause(ast, scope);
+    return { ctes, body, orderBy, ...(limit ? { limit } : {}), ...(offset ? { offset } : {}) };
+  }
+
+  ctesOf(ast: AstQuery, scope: Scope): ir.Cte[] {
+    return this.withClause(ast, scope);
+  }
+
+  private withClause(ast: AstQuery, scope: Scope): ir.Cte[] {
+    if (!ast.with) return [];
+    if (ast.with.recursive) throw invalidSql('WITH RECURSIVE is not supported');
+    return ast.with.cte_tables.map((cte: AstCte) => {
+      if (cte.alias.columns.length > 0) throw invalidSql('column lists on CTEs are not supported', positionOf(cte.alias));
+      const name = cte.alias.name.value;
+      const key = name.toLowerCase();
+      // A CTE sees the ones defined before it, not itself (BigQuery WITH is not recursive).
+      const query = this.query(cte.query, { ctes: new Set(scope.ctes), rangeVariables: new Set() });
+      if (scope.ctes.has(key)) throw invalidSql(`CTE ${name} is defined twice`, positionOf(cte.alias));
+      scope.ctes.add(key);
+      return { name, query };
+    });
+  }
+
+  private setExpr(ast: AstSetExpr, scope: Scope): ir.SetExpr {
+    const [kind, body] = variantOf<SetExprVariants>(ast);
+    switch (kind) {
+      case 'Select':
+        return { kind: 'select', select: this.select(body, scope) };
+      case 'Query':
+        return { kind: 'nested', query: this.query(body, scope) };
+      case 'SetOperation': {
+        const op = ({ Union: 'union', Intersect: 'intersect', Except: 'except' } as const)[body.op as 'Union'];
+        if (!op) throw invalidSql(`set operation ${body.op} is not supported`);
+        const quantifier = body.set_quantifier;
+        if (quantifier !== 'All' && quantifier !== 'Distinct') {
+          throw invalidSql(`${op.toUpperCase()} needs ALL or DISTINCT in BigQuery`);
+        }
+        return {
+          kind: 'setop',
+          op,
+          all: quantifier === 'All',
+          left: this.setExpr(body.left, scope),
+          right: this.setExpr(body.right, scope),
+        };
+      }
+      default:
+        throw invalidSql(`${describeVariant(kind)} is not supported; only SELECT queries are`);
+    }
+  }
+
+  private select(ast: AstSelect, outer: Scope): ir.Select {
+    this.refuseIfPresent(ast.top, 'TOP');
+    this.refuseIfPresent(ast.into, 'SELECT INTO');
+    this.refuseIfPresent(ast.prewhere, 'PREWHERE');
+    this.refuseIfPresent(ast.value_table_mode, 'SELECT AS STRUCT / AS VALUE');
+    if (ast.connect_by !== undefined && !(Array.isArray(ast.connect_by) && ast.connect_by.length === 0)) {
+      throw invalidSql('CONNECT BY is not supported');
+    }
+    for (const [list, name] of [
+      [ast.lateral_views, 'LATERAL VIEW'],
+      [ast.cluster_by, 'CLUSTER BY'],
+      [ast.distribute_by, 'DISTRIBUTE BY'],
+      [ast.sort_by, 'SORT BY'],
+      [ast.named_window, 'named windows (WINDOW clause)'],
+    ] as const) {
+      if (list.length > 0) throw invalidSql(`${name} is not supported`);
+    }
+    if (ast.distinct !== undefined && ast.distinct !== 'Distinct' && ast.distinct !== 'All') {
+      throw invalidSql('SELECT DISTINCT ON is not supported');
+    }
+
+    const scope: Scope = { ctes: outer.ctes, rangeVariables: new Set(outer.rangeVariables) };
+    const from = ast.from.length > 0 ? this.from(ast.from, scope) : undefined;
+    const items = this.selectItems(ast.projection, scope);
+    const select: ir.Select = {
+      distinct: ast.distinct === 'Distinct',
+      items,
+      ...(from ? { from } : {}),
+      groupBy: this.groupBy(ast, scope, items),
+    };
+    if (ast.selection) select.where = this.expr(ast.selection, scope);
+    if (ast.having) select.having = this.expr(ast.having, scope);
+    if (ast.qualify) select.qualify = this.expr(ast.qualify, scope);
+    return select;
+  }
+
+  private selectItems(projection: AstSelectItem[], scope: Scope): ir.SelectItem[] {
+    let anonymous = 0;
+    return projection.map((item) => {
+      const [kind, body] = variantOf<SelectItemVariants>(item);
+      switch (kind) {
+        case 'UnnamedExpr': {
+          const expr = this.expr(body, scope);
+          // BigQuery names a column after the last field of a path, else f0_, f1_, …
+          const implicit = implicitColumnName(expr) ?? `f${anonymous++}_`;
+          return { kind: 'expr', expr, alias: implicit, aliasWritten: false };
+        }
+        case 'ExprWithAlias':
+          return { kind: 'expr', expr: this.expr(body.expr, scope), alias: body.alias.value, aliasWritten: true };
+        case 'Wildcard':
+          return { kind: 'star', except: this.starExcept(body) };
+        case 'QualifiedWildcard': {
+          const [qualifier, options] = body;
+          const parts = 'ObjectName' in qualifier ? (qualifier.ObjectName as Array<{ Identifier: Ident }>) : undefined;
+          if (!parts || parts.length !== 1 || !parts[0]) throw invalidSql('this form of qualified * is not supported');
+          return { kind: 'star', qualifier: parts[0].Identifier.value, except: this.starExcept(options) };
+        }
+        default:
+          throw invalidSql(`select item ${describeVariant(kind)} is not supported`);
+      }
+    });
+  }
+
+  private starExcept(options: SelectItemVariants['Wildcard']): string[] {
+    for (const [value, name] of [
+      [options.opt_exclude, 'EXCLUDE'],
+      [options.opt_rename, 'RENAME'],
+      [options.opt_replace, 'SELECT * REPLACE'],
+      [options.opt_ilike, 'ILIKE'],
+    ] as const) {
+      this.refuseIfPresent(value, name);
+    }
+    const except = options.opt_except;
+    return except ? [except.first_element, ...except.additional_elements].map((ident) => ident.value) : [];
+  }
+
+  private groupBy(ast: AstSelect, scope: Scope, items: ir.SelectItem[]): ir.Expr[] {
+    if (!('Expressions' in ast.group_by)) throw invalidSql('GROUP BY ALL is not supported');
+    const [expressions, modifiers] = ast.group_by.Expressions;
+    if (modifiers.length > 0) throw invalidSql('GROUP BY modifiers (ROLLUP, CUBE…) are not supported');
+    return expressions.map((expr) => this.aliasOrExpr(expr, scope, items));
+  }
+
+  /**
+   * GROUP BY / ORDER BY items: BigQuery resolves a bare name to a select-list alias before a
+   * column of the same name (`timestamp_trunc(timestamp, hour) AS timestamp … GROUP BY timestamp`),
+   * and a number to a select-list position. Engines differ, so make both explicit.
+   */
+  private aliasOrExpr(ast: AstExpr, scope: Scope, items: ir.SelectItem[]): ir.Expr {
+    const [kind, body] = variantOf<ExprVariants>(ast);
+    if (kind === 'Identifier' && !body.value.startsWith('@')) {
+      const name = body.value.toLowerCase();
+      const index = items.findIndex((item) => item.kind === 'expr' && item.alias.toLowerCase() === name);
+      if (index >= 0) return { kind: 'position', position: index + 1 };
+    }
+    if (kind === 'Value' && 'Number' in body.value) {
+      const position = Number(body.value.Number[0]);
+      if (!Number.isInteger(position) || position < 1 || position > items.length) {
+        throw invalidSql(`position ${body.value.Number[0]} is not in the select list`, positionOf(body));
+      }
+      return { kind: 'position', position };
+    }
+    return this.expr(ast, scope);
+  }
+
+  private orderBy(ast: AstQuery, scope: Scope, body: ir.SetExpr, items: ir.SelectItem[]): ir.OrderItem[] {
+    if (!ast.order_by) return [];
+    const kind = ast.order_by.kind;
+    if (!('Expressions' in kind)) throw invalidSql('ORDER BY ALL is not supported');
+    this.refuseIfPresent(ast.order_by.interpolate, 'INTERPOLATE');
+    // ORDER BY sees the FROM clause of a plain SELECT, so lower it in that scope.
+    const orderScope = body.kind === 'select' ? this.scopeOfSelect(ast, scope) : scope;
+    return (kind.Expressions as AstOrderByExpr[]).map((item) => this.orderItem(item, orderScope, items));
+  }
+
+  /** Range variables of the query's own SELECT, for ORDER BY expressions that name them. */
+  private scopeOfSelect(ast: AstQuery, scope: Scope): Scope {
+    const select = 'Select' in ast.body ? (ast.body.Select as AstSelect) : undefined;
+    const names = new Set(scope.rangeVariables);
+    for (const item of select?.from ?? []) {
+      for (const factor of [item.relation, ...item.joins.map((join) => join.relation)]) {
+        const alias = relationAliasOf(factor);
+        if (alias) names.add(alias.toLowerCase());
+      }
+    }
+    return { ctes: scope.ctes, rangeVariables: names };
+  }
+
+  private orderItem(item: AstOrderByExpr, scope: Scope, items: ir.SelectItem[]): ir.OrderItem {
+    this.refuseIfPresent(item.with_fill, 'WITH FILL');
+    const descending = item.options.asc === false;
+    return {
+      expr: this.aliasOrExpr(item.expr, scope, items),
+      descending,
+      nullsFirst: item.options.nulls_first ?? !descending,
+    };
+  }
+
+  private limitClause(ast: AstQuery, scope: Scope): { limit?: ir.Expr; offset?: ir.Expr } {
+    const clause = ast.limit_clause;
+    if (!clause) return {};
+    if (!('LimitOffset' in clause)) throw invalidSql('this form of LIMIT is not supported');
+    const { limit, offset, limit_by } = clause.LimitOffset as {
+      limit?: AstExpr;
+      offset?: { value: AstExpr };
+      limit_by: unknown[];
+    };
+    if (limit_by.length > 0) throw invalidSql('LIMIT BY is not supported');
+    return {
+      ...(limit ? { limit: this.expr(limit, scope) } : {}),
+      ...(offset ? { offset: this.expr(offset.value, scope) } : {}),
+    };
+  }
+
+  // ---- FROM ----------------------------------------------------------------------------------
+
+  private from(items: AstTableWithJoins[], scope: Scope): ir.From {
+    const [first, ...rest] = items;
+    if (!first) throw invalidSql('empty FROM clause');
+    const base = this.relation(first.relation, scope);
+    const steps: ir.FromStep[] = [];
+    const addJoins = (joins: AstJoin[]) => {
+      for (const join of joins) steps.push(this.joinStep(join, scope));
+    };
+    addJoins(first.joins);
+    // `FROM a, b` is a cross join; `FROM t, UNNEST(t.x)` a correlated unnest.
+    for (const item of rest) {
+      steps.push(this.crossStep(item.relation, scope));
+      addJoins(item.joins);
+    }
+    return { base, steps };
+  }
+
+  private crossStep(factor: AstTableFactor, scope: Scope): ir.FromStep {
+    if ('UNNEST' in factor) return this.unnestStep(factor.UNNEST, scope, false);
+    return { kind: 'join', type: 'cross', relation: this.relation(factor, scope) };
+  }
+
+  private joinStep(join: AstJoin, scope: Scope): ir.FromStep {
+    const [kind, constraint] = variantOf<JoinOperatorVariants>(join.join_operator);
+    const type = JOIN_TYPES[kind];
+    if (!type) throw invalidSql(`${describeVariant(kind)} joins are not supported`, positionOf(join.relation));
+
+    if ('UNNEST' in join.relation) {
+      const unnest = join.relation.UNNEST as TableFactorVariants['UNNEST'];
+      if (type === 'cross') return this.unnestStep(unnest, scope, false);
+      if (type !== 'inner' && type !== 'left') {
+        throw invalidSql(`${type.toUpperCase()} JOIN UNNEST is not supported`, positionOf(join.relation));
+      }
+      const step = this.unnestStep(unnest, scope, type === 'left');
+      // The condition may name the unnest alias, so lower it once the alias is in scope.
+      const on = this.joinCondition(constraint as JoinConstraint, scope, true);
+      if (on && !isTrueLiteral(on)) {
+        if (type === 'left') throw invalidSql('LEFT JOIN UNNEST supports only ON TRUE', positionOf(join.relation));
+        step.condition = on;
+      }
+      return step;
+    }
+
+    const relation = this.relation(join.relation, scope);
+    if (type === 'cross') return { kind: 'join', type, relation };
+    const joinConstraint = constraint as JoinConstraint;
+    if (typeof joinConstraint === 'object' && 'Using' in joinConstraint) {
+      const using = joinConstraint.Using.map((name) => {
+        if (name.length !== 1 || !name[0]) throw invalidSql('USING takes plain column names');
+        return name[0].Identifier.value;
+      });
+      return { kind: 'join', type, relation, using };
+    }
+    const on = this.joinCondition(joinConstraint, scope, false);
+    if (!on) throw invalidSql(`${type.toUpperCase()} JOIN needs an ON or USING condition`, positionOf(join.relation));
+    return { kind: 'join', type, relation, on };
+  }
+
+  private joinCondition(constraint: JoinConstraint, scope: Scope, optional: boolean): ir.Expr | undefined {
+    if (constraint === 'None' && optional) return undefined;
+    if (typeof constraint === 'object' && 'On' in constraint) return this.expr(constraint.On, scope);
+    if (constraint === 'Natural') throw invalidSql('NATURAL JOIN is not supported');
+    if (typeof constraint === 'object' && 'Using' in constraint) throw invalidSql('JOIN UNNEST … USING is not supported');
+    return undefined;
+  }
+
+  private unnestStep(ast: TableFactorVariants['UNNEST'], scope: Scope, keepEmpty: boolean): Extract<ir.FromStep, { kind: 'unnest' }> {
+    const { array, alias, offsetAlias } = this.unnestParts(ast, scope);
+    if (keepEmpty && offsetAlias) throw invalidSql('LEFT JOIN UNNEST … WITH OFFSET is not supported');
+    return { kind: 'unnest', array, alias, keepEmpty, ...(offsetAlias ? { offsetAlias } : {}) };
+  }
+
+  private unnestParts(ast: TableFactorVariants['UNNEST'], scope: Scope): { array: ir.Expr; alias: string; offsetAlias?: string } {
+    if (ast.array_exprs.length !== 1 || !ast.array_exprs[0]) throw invalidSql('UNNEST takes exactly one array');
+    if (ast.with_ordinality) throw invalidSql('UNNEST … WITH ORDINALITY is not supported');
+    this.refuseAliasColumns(ast.alias);
+    const arrayAst = ast.array_exprs[0];
+    const array = this.expr(arrayAst, scope);
+    // BigQuery's implicit alias of UNNEST(path) is the path's last name.
+    const alias = ast.alias?.name.value ?? (array.kind === 'ref' ? array.path[array.path.length - 1] : undefined);
+    if (!alias) throw invalidSql('UNNEST of an expression needs an alias (UNNEST(…) AS name)', positionOf(arrayAst));
+    scope.rangeVariables.add(alias.toLowerCase());
+    const offsetAlias = ast.with_offset ? (ast.with_offset_alias?.value ?? 'offset') : undefined;
+    return { array, alias, ...(offsetAlias ? { offsetAlias } : {}) };
+  }
+
+  private relation(factor: AstTableFactor, scope: Scope): ir.Relation {
+    const [kind, body] = variantOf<TableFactorVariants>(factor);
+    switch (kind) {
+      case 'Table':
+        return this.table(body, scope);
+      case 'Derived': {
+        if (body.lateral) throw invalidSql('LATERAL subqueries are not supported');
+        this.refuseAliasColumns(body.alias);
+        const alias = body.alias?.name.value;
+        if (alias) scope.rangeVariables.add(alias.toLowerCase());
+        const query = this.query(body.subquery, { ctes: scope.ctes, rangeVariables: new Set() });
+        return { kind: 'subquery', query, ...(alias ? { alias } : {}) };
+      }
+      case 'UNNEST':
+        return { kind: 'unnest', ...this.unnestParts(body, scope) };
+      default:
+        throw invalidSql(`${describeVariant(kind)} in FROM is not supported`, positionOf(body));
+    }
+  }
+
+  private table(ast: TableFactorVariants['Table'], scope: Scope): ir.Relation {
+    const parts = ast.name.map((part) => part.Identifier.value);
+    const name = parts.join('.');
+    const position = positionOf(ast.name);
+    if (ast.args !== undefined) {
+      throw invalidSql(`table function ${name}(…) is not allowed; FROM takes sources and CTEs only`, position);
+    }
+    this.refuseIfPresent(ast.sample, 'TABLESAMPLE');
+    this.refuseIfPresent(ast.version, 'FOR SYSTEM_TIME AS OF');
+    if (ast.with_hints.length > 0 || ast.index_hints.length > 0 || ast.partitions.length > 0) {
+      throw invalidSql(`table hints on ${name} are not supported`, position);
+    }
+    this.refuseAliasColumns(ast.alias);
+    // An unaliased table is named by its last path part (`cloudflare.logs.prod` → prod).
+    const alias = ast.alias?.name.value ?? parts[parts.length - 1] ?? name;
+    scope.rangeVariables.add(alias.toLowerCase());
+    if (parts.length === 1 && scope.ctes.has(name.toLowerCase())) return { kind: 'cte', name, alias };
+    const relation = this.options.resolveTable(name);
+    if (relation === undefined) {
+      const message = this.options.unknownTableMessage ?? 'table {name} is neither a source nor a CTE of this query';
+      throw invalidSql(message.replace('{name}', name), position);
+    }
+    this.sources.add(name);
+    return { kind: 'source', name, relation, alias };
+  }
+
+  private refuseAliasColumns(alias: TableAlias | undefined): void {
+    if (alias && alias.columns.length > 0) throw invalidSql('column lists in table aliases are not supported', positionOf(alias));
+  }
+
+  // ---- expressions ---------------------------------------------------------------------------
+
+  expr(ast: AstExpr, scope: Scope): ir.Expr {
+    const [kind, body] = variantOf<ExprVariants>(ast);
+    switch (kind) {
+      case 'Identifier':
+        return this.identifier(body);
+      case 'CompoundIdentifier':
+        return { kind: 'ref', path: body.map((part) => part.value) };
+      case 'CompoundFieldAccess':
+        return this.fieldAccess(body, scope);
+      case 'Value':
+        return this.value(body.value, body);
+      case 'TypedString':
+        return this.typedString(body);
+      case 'Nested':
+        return this.expr(body, scope);
+      case 'BinaryOp': {
+        const op = BINARY_OPERATORS[body.op];
+        if (!op) throw invalidSql(`operator ${body.op} is not supported`, positionOf(body));
+        return { kind: 'binary', op, left: this.expr(body.left, scope), right: this.expr(body.right, scope) };
+      }
+      case 'UnaryOp':
+        if (body.op === 'Not') return { kind: 'not', expr: this.expr(body.expr, scope) };
+        if (body.op === 'Minus') return { kind: 'negate', expr: this.expr(body.expr, scope) };
+        if (body.op === 'Plus') return this.expr(body.expr, scope);
+        throw invalidSql(`unary operator ${body.op} is not supported`, positionOf(body));
+      case 'IsNull':
+      case 'IsNotNull':
+        return { kind: 'is', test: 'null', negated: kind === 'IsNotNull', expr: this.expr(body, scope) };
+      case 'IsTrue':
+      case 'IsNotTrue':
+        return { kind: 'is', test: 'true', negated: kind === 'IsNotTrue', expr: this.expr(body, scope) };
+      case 'IsFalse':
+      case 'IsNotFalse':
+        return { kind: 'is', test: 'false', negated: kind === 'IsNotFalse', expr: this.expr(body, scope) };
+      case 'IsDistinctFrom':
+      case 'IsNotDistinctFrom':
+        return {
+          kind: 'distinct_from',
+          negated: kind === 'IsNotDistinctFrom',
+          left: this.expr(body[0], scope),
+          right: this.expr(body[1], scope),
+        };
+      case 'Like':
+        if (body.any) throw invalidSql('LIKE ANY is not supported', positionOf(body));
+        this.refuseIfPresent(body.escape_char, 'LIKE … ESCAPE');
+        return { kind: 'like', negated: body.negated, expr: this.expr(body.expr, scope), pattern: this.expr(body.pattern, scope) };
+      case 'Between':
+        return {
+          kind: 'between',
+          negated: body.negated,
+          expr: this.expr(body.expr, scope),
+          low: this.expr(body.low, scope),
+          high: this.expr(body.high, scope),
+        };
+      case 'InList':
+        return {
+          kind: 'in_list',
+          negated: body.negated,
+          expr: this.expr(body.expr, scope),
+          list: body.list.map((item) => this.expr(item, scope)),
+        };
+      case 'InSubquery':
+        return { kind: 'in_subquery', negated: body.negated, expr: this.expr(body.expr, scope), query: this.subquery(body.subquery, scope) };
+      case 'InUnnest':
+        return { kind: 'in_unnest', negated: body.negated, expr: this.expr(body.expr, scope), array: this.expr(body.array_expr, scope) };
+      case 'Exists':
+        return { kind: 'exists', negated: body.negated, query: this.subquery(body.subquery, scope) };
+      case 'Subquery':
+        return { kind: 'subquery', query: this.subquery(body, scope) };
+      case 'Case':
+        return {
+          kind: 'case',
+          ...(body.operand ? { operand: this.expr(body.operand, scope) } : {}),
+          whens: body.conditions.map((when) => ({ when: this.expr(when.condition, scope), then: this.expr(when.result, scope) })),
+          ...(body.else_result ? { else: this.expr(body.else_result, scope) } : {}),
+        };
+      case 'Cast':
+        return this.cast(body, scope);
+      case 'Extract':
+        return { kind: 'extract', part: this.datePartOf(body.field, body), expr: this.expr(body.expr, scope) };
+      case 'Function':
+        return this.call(body, scope);
+      case 'Interval':
+        return this.interval(body, scope);
+      case 'Array':
+        return { kind: 'array', elements: body.elem.map((element) => this.expr(element, scope)) };
+      case 'Struct':
+        if (body.fields.length > 0) throw invalidSql('typed STRUCT<…>(…) constructors are not supported', positionOf(body));
+        return {
+          kind: 'struct',
+          fields: body.values.map((value) => {
+            if ('Named' in value) return { name: value.Named.name.value, value: this.expr(value.Named.expr, scope) };
+            return { value: this.expr(value, scope) };
+          }),
+        };
+      default:
+        throw invalidSql(`${describeVariant(kind)} expressions are not supported`, positionOf(body));
+    }
+  }
+
+  private identifier(ident: Ident): ir.Expr {
+    if (ident.quote_style === undefined && ident.value.startsWith('@')) {
+      const match = PARAMETER_NAME.exec(ident.value);
+      if (!match?.[1]) throw invalidSql(`${ident.value} is not a valid query parameter`, ident.span?.start);
+      this.parameters.add(match[1]);
+      return { kind: 'param', name: match[1] };
+    }
+    return { kind: 'ref', path: [ident.value] };
+  }
+
+  private value(value: AstValue, node: unknown): ir.Expr {
+    const [kind, body] = variantOf<ValueVariants>(value);
+    switch (kind) {
+      case 'Number':
+        return { kind: 'number', text: body[0] };
+      case 'SingleQuotedString':
+      case 'DoubleQuotedString':
+      case 'TripleSingleQuotedString':
+      case 'TripleDoubleQuotedString':
+      case 'SingleQuotedRawStringLiteral':
+      case 'DoubleQuotedRawStringLiteral':
+        return { kind: 'string', value: body };
+      case 'Boolean':
+        return { kind: 'bool', value: body };
+      case 'Null':
+        return { kind: 'null' };
+      case 'Placeholder':
+        throw invalidSql(`positional parameter ${body} is not supported; use @name`, positionOf(node));
+      default:
+        throw invalidSql(`${describeVariant(kind)} literals are not supported`, positionOf(node));
+    }
+  }
+
+  private typedString(ast: ExprVariants['TypedString']): ir.Expr {
+    const type = this.typeName(ast.data_type, ast);
+    const literal = this.value(ast.value.value, ast);
+    if (typeof type !== 'string' || literal.kind !== 'string') throw invalidSql('this typed literal is not supported', positionOf(ast));
+    return { kind: 'typed_literal', type, value: literal.value };
+  }
+
+  private subquery(ast: AstQuery, scope: Scope): ir.Query {
+    // A subquery sees the CTEs and, for correlation, the enclosing range variables.
+    return this.query(ast, { ctes: scope.ctes, rangeVariables: scope.rangeVariables });
+  }
+
+  /**
+   * Field access and subscripts: `t.metadata[OFFSET(0)].request`, `arr[SAFE_OFFSET(1)]`,
+   * `approx_quantiles(x, 100)[OFFSET(95)]`, and a value table's positional field `t[0]`.
+   */
+  private fieldAccess(ast: ExprVariants['CompoundFieldAccess'], scope: Scope): ir.Expr {
+    let current = this.expr(ast.root, scope);
+    const rootIsRangeVariable =
+      current.kind === 'ref' && current.path.length === 1 && scope.rangeVariables.has((current.path[0] ?? '').toLowerCase());
+    ast.access_chain.forEach((access, index) => {
+      if ('Dot' in access) {
+        current = this.dot(current, access);
+        return;
+      }
+      const subscript = (access as AccessSubscript).Subscript.Index;
+      if (!subscript) throw invalidSql('array slices are not supported', positionOf(access));
+      const plainPosition = integerLiteral(subscript.index);
+      if (index === 0 && rootIsRangeVariable && plainPosition !== undefined) {
+        current = { kind: 'field_at', base: current, position: plainPosition };
+        return;
+      }
+      current = this.subscript(current, subscript.index, scope);
+    });
+    return current;
+  }
+
+  private dot(base: ir.Expr, access: AccessDot): ir.Expr {
+    const target = access.Dot;
+    if (!('Identifier' in target)) throw invalidSql('only field names may follow "."', positionOf(target));
+    const name = target.Identifier.value;
+    if (base.kind === 'ref') return { kind: 'ref', path: [...base.path, name] };
+    return { kind: 'field', base, name };
+  }
+
+  private subscript(base: ir.Expr, indexAst: AstExpr, scope: Scope): ir.Expr {
+    let mode: ir.SubscriptMode = 'offset';
+    let inner = indexAst;
+    if ('Function' in indexAst) {
+      const fn = indexAst.Function;
+      const name = fn.name.map((part) => part.Identifier.value).join('.').toLowerCase();
+      const modes: Record<string, ir.SubscriptMode> = {
+        offset: 'offset',
+        ordinal: 'ordinal',
+        safe_offset: 'safe_offset',
+        safe_ordinal: 'safe_ordinal',
+      };
+      const known = modes[name];
+      if (known) {
+        const args = this.plainArgs(fn, name);
+        if (args.length !== 1 || !args[0]) throw invalidSql(`${name.toUpperCase()} takes one index`, positionOf(fn));
+        mode = known;
+        inner = args[0];
+      }
+    }
+    if (base.kind === 'quantiles' && (mode === 'offset' || mode === 'ordinal')) {
+      const position = integerLiteral(inner);
+      const offset = position === undefined ? undefined : mode === 'offset' ? position : position - 1;
+      if (offset !== undefined) {
+        if (offset < 0 || offset > base.buckets) throw invalidSql(`quantile offset ${offset} is outside 0..${base.buckets}`, positionOf(inner));
+        return { kind: 'quantile', expr: base.expr, fraction: offset / base.buckets, ...(base.over ? { over: base.over } : {}) };
+      }
+    }
+    return { kind: 'subscript', base, index: this.expr(inner, scope), mode };
+  }
+
+  private cast(ast: ExprVariants['Cast'], scope: Scope): ir.Expr {
+    if (ast.kind === 'DoubleColon') throw invalidSql('"::" casts are not BigQuery syntax; use CAST(x AS type)', positionOf(ast));
+    if (ast.kind === 'TryCast') throw invalidSql('TRY_CAST is not BigQuery syntax; use SAFE_CAST', positionOf(ast));
+    this.refuseIfPresent(ast.format, 'CAST … FORMAT');
+    return { kind: 'cast', expr: this.expr(ast.expr, scope), type: this.typeName(ast.data_type, ast), safe: ast.kind === 'SafeCast' };
+  }
+
+  private typeName(type: AstDataType, node: unknown): ir.TypeName {
+    const key = typeof type === 'string' ? type : Object.keys(type)[0] ?? '';
+    const scalars: Record<string, ir.ScalarTypeName> = {
+      Int64: 'INT64',
+      Integer: 'INT64',
+      Int: 'INT64',
+      BigInt: 'INT64',
+      Float64: 'FLOAT64',
+      Float: 'FLOAT64',
+      Double: 'FLOAT64',
+      Numeric: 'NUMERIC',
+      Decimal: 'NUMERIC',
+      BigNumeric: 'BIGNUMERIC',
+      String: 'STRING',
+      Bytes: 'BYTES',
+      Bool: 'BOOL',
+      Boolean: 'BOOL',
+      Datetime: 'DATETIME',
+      Date: 'DATE',
+      JSON: 'JSON',
+    };
+    const scalar = scalars[key];
+    if (scalar) return scalar;
+    if (key === 'Timestamp' || key === 'Time') {
+      const zone = typeof type === 'object' ? (type[key] as [unknown, string])[1] : 'None';
+      if (zone !== 'None') throw invalidSql(`type ${key.toUpperCase()} with a time zone clause is not BigQuery syntax`, positionOf(node));
+      return key === 'Timestamp' ? 'TIMESTAMP' : 'TIME';
+    }
+    if (key === 'Array' && typeof type === 'object') {
+      const inner = type.Array as Record<string, AstDataType> | undefined;
+      const element = inner && 'AngleBracket' in inner ? inner.AngleBracket : undefined;
+      if (element !== undefined) return { array: this.typeName(element, node) };
+    }
+    throw invalidSql(`type ${key || JSON.stringify(type)} is not supported`, positionOf(node));
+  }
+
+  private interval(ast: ExprVariants['Interval'], scope: Scope): ir.Expr {
+    if (ast.last_field !== undefined) throw invalidSql('INTERVAL … TO … ranges are not supported', positionOf(ast));
+    if (ast.leading_field === undefined) throw invalidSql('INTERVAL needs a unit (INTERVAL n HOUR)', positionOf(ast));
+    const unit = this.datePartOf(ast.leading_field, ast);
+    if (unit === 'date' || unit === 'dayofweek' || unit === 'dayofyear' || unit === 'isoweek' || unit === 'isoyear') {
+      throw invalidSql(`INTERVAL unit ${unit.toUpperCase()} is not supported`, positionOf(ast));
+    }
+    return { kind: 'interval', value: this.expr(ast.value, scope), unit };
+  }
+
+  /** Date parts arrive as strings (`"Hour"`), one-key objects (`{Week: …}`) or identifiers. */
+  private datePartOf(field: unknown, node: unknown): ir.DatePart {
+    const key = typeof field === 'string' ? field : field && typeof field === 'object' ? Object.keys(field)[0] : undefined;
+    if (key === 'Week' && field && typeof field === 'object' && (field as { Week?: Ident }).Week) {
+      throw invalidSql('WEEK(<weekday>) is not supported; use WEEK or ISOWEEK', positionOf(node));
+    }
+    const part = key ? DATE_PARTS[key.toLowerCase()] : undefined;
+    if (!part) throw invalidSql(`date part ${key ?? String(field)} is not supported`, positionOf(node));
+    return part;
+  }
+
+  private plainArgs(fn: AstFunction, name: string): AstExpr[] {
+    if (fn.args === 'None') return [];
+    if (!('List' in fn.args)) throw invalidSql(`${name}(subquery) is not supported`, positionOf(fn));
+    return fn.args.List.args.map((arg: FunctionArg) => {
+      if ('Unnamed' in arg && typeof arg.Unnamed === 'object' && 'Expr' in arg.Unnamed) return arg.Unnamed.Expr;
+      throw invalidSql(`named or * arguments to ${name} are not supported`, positionOf(fn));
+    });
+  }
+
+  private call(fn: AstFunction, scope: Scope): ir.Expr {
+    const parts = fn.name.map((part) => part.Identifier.value);
+    const written = parts.join('.');
+    const name = written.toLowerCase();
+    const position = positionOf(fn.name);
+    if (parts.length > 1) {
+      if (parts[0]?.toLowerCase() === 'safe') throw invalidSql(`the SAFE. prefix (${written}) is not supported`, position);
+      throw invalidSql(`function ${written} is not supported`, position);
+    }
+    if (fn.parameters !== undefined && fn.parameters !== 'None') throw invalidSql(`parametric function ${written} is not supported`, position);
+    this.refuseIfPresent(fn.filter, 'FILTER (WHERE …)');
+    this.refuseIfPresent(fn.null_treatment, 'IGNORE/RESPECT NULLS');
+    if (fn.within_group.length > 0) throw invalidSql('WITHIN GROUP is not supported', position);
+
+    if (name === 'array' && fn.args !== 'None' && 'Subquery' in fn.args) {
+      return { kind: 'array_subquery', query: this.subquery(fn.args.Subquery, scope) };
+    }
+    if (fn.args !== 'None' && 'List' in fn.args && fn.args.List.clauses.length > 0) {
+      throw invalidSql(`ORDER BY / LIMIT inside ${written}(…) is not supported`, position);
+    }
+    const distinct = fn.args !== 'None' && 'List' in fn.args && fn.args.List.duplicate_treatment === 'Distinct';
+    const over = fn.over ? this.window(fn.over, scope, written) : undefined;
+
+    if (name === 'if') {
+      if (over || distinct) throw invalidSql('IF cannot take DISTINCT or OVER', position);
+      const [condition, then, otherwise, ...extra] = this.plainArgs(fn, written).map((arg) => this.expr(arg, scope));
+      if (!condition || !then || !otherwise || extra.length > 0) throw invalidSql('IF takes 3 arguments', position);
+      return { kind: 'case', whens: [{ when: condition, then }], else: otherwise };
+    }
+    if (name === 'approx_quantiles') return this.approxQuantiles(fn, scope, over, distinct);
+
+    const known = lookupFunction(name);
+    if (!known) throw invalidSql(`function ${written} is not supported`, position);
+    const { spec } = known;
+
+    const isCountStar = name === 'count' && fn.args !== 'None' && 'List' in fn.args && isOnlyWildcard(fn.args.List.args);
+    const argAsts = isCountStar ? [] : this.plainArgs(fn, written);
+    if (argAsts.length < spec.minArgs || argAsts.length > spec.maxArgs) {
+      const expected = spec.minArgs === spec.maxArgs ? `${spec.minArgs}` : `${spec.minArgs} to ${spec.maxArgs}`;
+      throw invalidSql(`function ${written} takes ${expected} arguments, got ${argAsts.length}`, position);
+    }
+    if (name === 'count' && argAsts.length === 0 && !isCountStar) throw invalidSql('COUNT needs an argument or *', position);
+    if (spec.kind === 'window' && !over) throw invalidSql(`${written} needs an OVER clause`, position);
+    if (spec.kind === 'scalar' && over) throw invalidSql(`${written} is not an aggregate or window function`, position);
+    if (distinct && spec.kind !== 'aggregate') throw invalidSql(`DISTINCT is not allowed in ${written}`, position);
+
+    const datePartAt = DATE_PART_ARGUMENT[name];
+    const args = argAsts.map((arg, index) => (index === datePartAt ? this.datePartArgument(arg) : this.expr(arg, scope)));
+    return { kind: 'call', fn: known.name, args, distinct, ...(over ? { over } : {}), ...(isCountStar ? { star: true } : {}) };
+  }
+
+  private datePartArgument(ast: AstExpr): ir.Expr {
+    if ('Identifier' in ast && ast.Identifier.quote_style === undefined) {
+      return { kind: 'date_part', part: this.datePartOf(ast.Identifier.value, ast) };
+    }
+    throw invalidSql('expected a date part keyword such as HOUR or DAY', positionOf(ast));
+  }
+
+  private approxQuantiles(fn: AstFunction, scope: Scope, over: ir.WindowSpec | undefined, distinct: boolean): ir.Expr {
+    const args = this.plainArgs(fn, 'approx_quantiles');
+    const [valueAst, bucketsAst] = args;
+    const buckets = bucketsAst ? integerLiteral(bucketsAst) : undefined;
+    if (!valueAst || args.length !== 2 || buckets === undefined || buckets < 1) {
+      throw invalidSql('APPROX_QUANTILES takes a value and a positive integer literal', positionOf(fn));
+    }
+    if (distinct) throw invalidSql('APPROX_QUANTILES(DISTINCT …) is not supported', positionOf(fn));
+    return { kind: 'quantiles', expr: this.expr(valueAst, scope), buckets, ...(over ? { over } : {}) };
+  }
+
+  private window(over: NonNullable<AstFunction['over']>, scope: Scope, name: string): ir.WindowSpec {
+    if (!('WindowSpec' in over)) throw invalidSql(`named windows (OVER w) are not supported in ${name}`);
+    const spec: AstWindowSpec = over.WindowSpec;
+    if (spec.window_name) throw invalidSql('windows based on a named window are not supported');
+    const window: ir.WindowSpec = {
+      partitionBy: spec.partition_by.map((expr) => this.expr(expr, scope)),
+      orderBy: spec.order_by.map((item) => this.orderItem(item, scope, [])),
+    };
+    const frame = spec.window_frame;
+    if (frame) {
+      if (frame.units === 'Groups') throw invalidSql('GROUPS window frames are not supported');
+      window.frame = {
+        units: frame.units === 'Rows' ? 'rows' : 'range',
+        start: this.frameBound(frame.start_bound, scope, 'preceding'),
+        ...(frame.end_bound ? { end: this.frameBound(frame.end_bound, scope, 'following') } : {}),
+      };
+    }
+    return window;
+  }
+
+  private frameBound(bound: AstWindowBound, scope: Scope, _side: 'preceding' | 'following'): ir.FrameBound {
+    if (bound === 'CurrentRow') return { kind: 'current_row' };
+    if ('Preceding' in bound) {
+      return bound.Preceding ? { kind: 'preceding', offset: this.expr(bound.Preceding, scope) } : { kind: 'unbounded_preceding' };
+    }
+    const following = (bound as { Following?: AstExpr }).Following;
+    return following ? { kind: 'following', offset: this.expr(following, scope) } : { kind: 'unbounded_following' };
+  }
+
+  private refuseIfPresent(value: unknown, construct: string): void {
+    if (value !== undefined && value !== null && value !== 'None' && !(Array.isArray(value) && value.length === 0)) {
+      throw invalidSql(`${construct} is not supported`, positionOf(value));
+    }
+  }
+}
+
+function implicitColumnName(expr: ir.Expr): string | undefined {
+  if (expr.kind === 'ref') return expr.path[expr.path.length - 1];
+  if (expr.kind === 'field') return expr.name;
+  return undefined;
+}
+
+function relationAliasOf(factor: AstTableFactor): string | undefined {
+  if ('Table' in factor) {
+    const table = factor.Table as TableFactorVariants['Table'];
+    return table.alias?.name.value ?? table.name[table.name.length - 1]?.Identifier.value;
+  }
+  if ('Derived' in factor) return (factor.Derived as TableFactorVariants['Derived']).alias?.name.value;
+  if ('UNNEST' in factor) {
+    const unnest = factor.UNNEST as TableFactorVariants['UNNEST'];
+    const first = unnest.array_exprs[0];
+    if (unnest.alias) return unnest.alias.name.value;
+    if (first && 'CompoundIdentifier' in first) return first.CompoundIdentifier[first.CompoundIdentifier.length - 1]?.value;
+    if (first && 'Identifier' in first) return first.Identifier.value;
+  }
+  return undefined;
+}
+
+function integerLiteral(ast: AstExpr): number | undefined {
+  if ('Value' in ast && 'Number' in ast.Value.value) {
+    const number = Number(ast.Value.value.Number[0]);
+    return Number.isInteger(number) ? number : undefined;
+  }
+  return undefined;
+}
+
+function isOnlyWildcard(args: FunctionArg[]): boolean {
+  const [only] = args;
+  return args.length === 1 && only !== undefined && 'Unnamed' in only && only.Unnamed === 'Wildcard';
+}
+
+function isTrueLiteral(expr: ir.Expr): boolean {
+  return expr.kind === 'bool' && expr.value;
+}
+
+/** `SetOperation` → `set operation`, `MatchAgainst` → `match against`, for messages. */
+function describeVariant(kind: string): string {
+  return String(kind)
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase();
+}

@@ -1,0 +1,62 @@
+/** Parsing BigQuery SQL with datafusion-sqlparser-rs (WebAssembly), and the translator's error. */
+
+import { BigQueryDialect, Parser, ParserError, init } from '@guanmingchiu/sqlparser-ts';
+import { AppError } from '../errors.ts';
+import type { AstQuery, AstStatement, Position } from './ast.ts';
+
+// The WebAssembly module must be loaded before the first parse; doing it at import keeps
+// `translate` synchronous for callers.
+await init();
+
+/** A query the translator refuses: 400 invalid_sql, with the position when known. */
+export function invalidSql(message: string, position?: Position): AppError {
+  const where = position ? ` (line ${position.line}, column ${position.column})` : '';
+  return new AppError(400, 'invalid_sql', `${message}${where}`, position ? { line: position.line, column: position.column } : undefined);
+}
+
+const parser = () => new Parser(new BigQueryDialect()).withOptions({ trailingCommas: true });
+
+/** Parse exactly one query statement; anything else is refused with the reason. */
+export function parseQuery(sql: string): AstQuery {
+  const statements = parseStatements(sql);
+  if (statements.length === 0) throw invalidSql('the SQL is empty');
+  if (statements.length > 1) throw invalidSql(`only one statement is allowed, found ${statements.length}`);
+  const statement = statements[0] as AstStatement;
+  if (!('Query' in statement)) {
+    throw invalidSql(`only SELECT queries are allowed, found ${statementKind(statement)}`);
+  }
+  return statement.Query as AstQuery;
+}
+
+function parseStatements(sql: string): AstStatement[] {
+  try {
+    return parser().parse(sql) as AstStatement[];
+  } catch (error) {
+    if (!(error instanceof ParserError)) throw error;
+    throw parserErrorToInvalidSql(error);
+  }
+}
+
+function parserErrorToInvalidSql(error: ParserError): AppError {
+  const raw = error.message.replace(/^sql parser error:\s*/i, '');
+  const position = error.location ?? positionInMessage(raw);
+  const message = raw.replace(/\s*at Line: \d+, Column: \d+\s*$/, '');
+  // Statements the BigQuery grammar does not know (INSTALL, ATTACH, EXPORT…) fail to parse;
+  // say plainly that only queries are accepted rather than echo the grammar's expectation.
+  const unknownStatement = /^Expected: an SQL statement, found: (\S+)/.exec(message);
+  if (unknownStatement) {
+    return invalidSql(`only SELECT queries are allowed, found ${unknownStatement[1]?.toUpperCase()}`, position);
+  }
+  return invalidSql(`SQL syntax error: ${message}`, position);
+}
+
+function positionInMessage(message: string): Position | undefined {
+  const match = /Line: (\d+), Column: (\d+)/.exec(message);
+  return match ? { line: Number(match[1]), column: Number(match[2]) } : undefined;
+}
+
+function statementKind(statement: AstStatement): string {
+  const key = Object.keys(statement)[0] ?? 'unknown';
+  // CreateTable → CREATE TABLE
+  return key.replace(/([a-z])([A-Z])/g, '$1 $2').toUpperCase();
+}
