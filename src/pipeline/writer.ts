@@ -27,6 +27,7 @@ interface Pending {
  */
 export class EventWriter {
   private queue: Pending[] = [];
+  private readonly committedListeners = new Set<(sourceId: string, rows: LogRow[]) => void>();
   private queuedEvents = 0;
   private writing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -37,6 +38,12 @@ export class EventWriter {
     private readonly options: WriterOptions,
   ) {
     this.maxEventsPerCommit = options.maxEventsPerCommit ?? 50_000;
+  }
+
+  /** Be told of every committed batch (live tail); returns the function that stops it. */
+  onCommitted(listener: (sourceId: string, rows: LogRow[]) => void): () => void {
+    this.committedListeners.add(listener);
+    return () => this.committedListeners.delete(listener);
   }
 
   get backlog(): number {
@@ -96,20 +103,30 @@ export class EventWriter {
     if (taken.length === 0) return;
     const bySource = groupBySource(taken);
     try {
-      await this.warehouse.append([...bySource].map(([sourceId, items]) => this.batch(sourceId, items)));
+      const batches = [...bySource].map(([sourceId, items]) => this.batch(sourceId, items));
+      await this.warehouse.append(batches);
       settle(taken);
+      for (const batch of batches) this.announce(batch.sourceId, batch.rows);
     } catch (error) {
       // One source's failure must not fail the others: retry each on its own.
       if (bySource.size === 1) return this.fail(taken, error, [...bySource.keys()]);
       for (const [sourceId, items] of bySource) {
-        await this.warehouse.append([this.batch(sourceId, items)]).then(
-          () => settle(items),
-          (retryError) => this.fail(items, retryError, [sourceId]),
-        );
+        try {
+          const batch = this.batch(sourceId, items);
+          await this.warehouse.append([batch]);
+          settle(items);
+          this.announce(sourceId, batch.rows);
+        } catch (retryError) {
+          this.fail(items, retryError, [sourceId]);
+        }
       }
     } finally {
       for (const pending of taken) this.queuedEvents -= pending.rows.length;
     }
+  }
+
+  private announce(sourceId: string, rows: LogRow[]): void {
+    for (const listener of this.committedListeners) listener(sourceId, rows);
   }
 
   private fail(items: Pending[], error: unknown, sourceIds: string[]): void {
