@@ -127,6 +127,10 @@ export interface ExprVariants {
   Array: { elem: AstExpr[]; named: boolean };
   Struct: { values: AstExpr[]; fields: unknown[] };
   Named: { expr: AstExpr; name: Ident };
+  Substring: { expr: AstExpr; substring_from?: AstExpr; substring_for?: AstExpr };
+  Floor: { expr: AstExpr; field: unknown };
+  Ceil: { expr: AstExpr; field: unknown };
+  Trim: { expr: AstExpr; trim_where?: unknown; trim_what?: unknown; trim_characters?: AstExpr[] };
 }
 export type AstExpr = OneOf<ExprVariants>;
 
@@ -250,7 +254,7 @@ export type EntryOf<V> = { [K in keyof V]: [K, V[K]] }[keyof V];
  */
 export function variantOf<V>(node: OneOf<V>): EntryOf<V> {
   // Unit variants (`'Null'`, `'CurrentRow'`) arrive as bare strings.
-  if (typeof node === 'string') return [node, undefined] as EntryOf<V>;
+  if (typeof node === 'string') return [node, undefined] as unknown as EntryOf<V>;
   const key = Object.keys(node as object)[0];
   return [key, (node as Record<string, unknown>)[key as string]] as EntryOf<V>;
 }

@@ -597,9 +597,24 @@ class Lowering {
             return { value: this.expr(value, scope) };
           }),
         };
+      // The grammar gives these functions their own nodes; they are ordinary calls in BigQuery.
+      case 'Substring':
+        return this.builtin('substr', [body.expr, body.substring_from, body.substring_for], scope);
+      case 'Floor':
+      case 'Ceil':
+        if (!isNoDateTimeField(body.field)) throw invalidSql(`${kind.toUpperCase()}(… TO …) is not supported`, positionOf(body));
+        return this.builtin(kind === 'Floor' ? 'floor' : 'ceil', [body.expr], scope);
+      case 'Trim':
+        if (body.trim_where !== undefined || body.trim_what !== undefined) throw invalidSql('TRIM(BOTH/LEADING … FROM …) is not supported', positionOf(body));
+        return this.builtin('trim', [body.expr, ...(body.trim_characters ?? [])], scope);
       default:
         throw invalidSql(`${describeVariant(kind)} expressions are not supported`, positionOf(body));
     }
+  }
+
+  private builtin(fn: 'substr' | 'floor' | 'ceil' | 'trim', args: Array<AstExpr | undefined>, scope: Scope): ir.Expr {
+    const present = args.filter((arg): arg is AstExpr => arg !== undefined);
+    return { kind: 'call', fn, args: present.map((arg) => this.expr(arg, scope)), distinct: false };
   }
 
   private identifier(ident: Ident): ir.Expr {
@@ -887,6 +902,10 @@ class Lowering {
       throw invalidSql(`${construct} is not supported`, positionOf(value));
     }
   }
+}
+
+function isNoDateTimeField(field: unknown): boolean {
+  return field !== null && typeof field === 'object' && (field as { DateTimeField?: unknown }).DateTimeField === 'NoDateTime';
 }
 
 function implicitColumnName(expr: ir.Expr): string | undefined {

@@ -1,7 +1,8 @@
-/** The Supabase sample events of ../shared/samples/supabase, by source name. */
+/** The Supabase sample events, by source name. */
 import { readFileSync, readdirSync } from 'node:fs';
 
-const dir = new URL('../../../shared/samples/supabase/', import.meta.url);
+// The in-repo copy of ../shared/samples/supabase (the same files the provisioning reads).
+const dir = new URL('../../src/provision/supabase-samples/', import.meta.url);
 
 export const supabaseSamples: ReadonlyMap<string, Record<string, unknown>> = new Map(
   readdirSync(dir)
