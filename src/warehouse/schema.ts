@@ -12,10 +12,14 @@ function isObject(value: JsonValue): value is { [key: string]: JsonValue } {
   return typeof value === 'object' && !Array.isArray(value);
 }
 
+const BOOL: ScalarType = { kind: 'bool' };
+const INT: ScalarType = { kind: 'int' };
+const FLOAT: ScalarType = { kind: 'float' };
+
 function scalarType(value: string | number | boolean): ScalarType {
   if (typeof value === 'string') return STRING;
-  if (typeof value === 'boolean') return { kind: 'bool' };
-  return Number.isSafeInteger(value) ? { kind: 'int' } : { kind: 'float' };
+  if (typeof value === 'boolean') return BOOL;
+  return Number.isSafeInteger(value) ? INT : FLOAT;
 }
 
 /** The type of one value, or undefined when it says nothing (an empty array). */
@@ -96,8 +100,42 @@ export function sameType(a: FieldType, b: FieldType): boolean {
 /** Widen `schema` to hold every top-level field of `rows`. */
 export function schemaForRows(schema: RecordFields, rows: ReadonlyArray<{ fields: { [key: string]: JsonValue } }>): RecordFields {
   let result = schema;
-  for (const row of rows) result = mergeFields(result, inferFields(row.fields));
+  for (const row of rows) if (!fitsFields(row.fields, result)) result = mergeFields(result, inferFields(row.fields));
   return result;
+}
+
+/**
+ * Whether merging `value` into `type` would leave it unchanged: the same answer as
+ * `sameType(mergeTypes(type, inferType(value)), type)`, without building any type. Nearly every
+ * event fits its source's schema, so this is the ingest hot path.
+ */
+export function fits(value: JsonValue, type: FieldType): boolean {
+  if (type.kind === 'string') return true;
+  if (!Array.isArray(value)) {
+    if (isObject(value)) return type.kind === 'record' && fitsFields(value, type.fields);
+    return fitsScalar(value, type);
+  }
+  if (value.length === 0) return true;
+  if (value.every((item) => !Array.isArray(item) && isObject(item))) {
+    return type.kind === 'record' && value.every((item) => fitsFields(item as { [key: string]: JsonValue }, type.fields));
+  }
+  if (type.kind !== 'list') return false;
+  // A nested array or an object among scalars makes the element type a string.
+  return value.every((item) => (typeof item === 'object' ? type.element.kind === 'string' : fitsScalar(item, type.element)));
+}
+
+function fitsScalar(value: string | number | boolean, type: FieldType): boolean {
+  const kind = scalarType(value).kind;
+  return kind === type.kind || type.kind === 'string' || (kind === 'int' && type.kind === 'float');
+}
+
+function fitsFields(object: { [key: string]: JsonValue }, fields: RecordFields): boolean {
+  for (const key in object) {
+    const value = object[key]!;
+    const type = fields.get(key) ?? fields.get(fieldName(fields, key));
+    if (type ? !fits(value, type) : inferType(value) !== undefined) return false;
+  }
+  return true;
 }
 
 /**
