@@ -5,7 +5,9 @@ import accessTokenRoutes from './routes/access-tokens.ts';
 import endpointRoutes from './routes/endpoints.ts';
 import healthRoutes from './routes/health.ts';
 import ingestRoutes from './routes/ingest.ts';
+import otlpRoutes from './routes/otlp.ts';
 import sourceRoutes from './routes/sources.ts';
+import vercelRoutes, { vercelVerifyOnSend } from './routes/vercel.ts';
 import type { Services } from './services.ts';
 
 export interface HttpOptions {
@@ -31,10 +33,13 @@ export async function buildApp(services: Services, options: HttpOptions): Promis
     forceCloseConnections: 'idle',
   });
   registerErrorHandling(app);
+  app.addHook('onSend', vercelVerifyOnSend);
   await app.register(healthRoutes, { services });
   await app.register(sourceRoutes, { services });
   await app.register(accessTokenRoutes, { services });
   await app.register(endpointRoutes, { services });
   await app.register(ingestRoutes, { services });
+  await app.register(otlpRoutes, { services });
+  await app.register(vercelRoutes, { services });
   return app;
 }

@@ -37,7 +37,7 @@ export type DecodedBody =
   /** Raw text bodies (Heroku logplex frames); octet counts need the bytes, so they are kept. */
   | { kind: 'text'; mediaType: string; bytes: Buffer };
 
-type BodyFormat = 'json' | 'ndjson' | 'json-or-ndjson' | 'text';
+type BodyFormat = 'json' | 'ndjson' | 'json-or-ndjson' | 'form' | 'text';
 
 const JSON_TYPES = new Set(['application/json', 'text/json', 'application/csp-report', 'application/reports+json']);
 const NDJSON_TYPES = new Set([
@@ -63,7 +63,18 @@ export async function decodeBody(body: Buffer, headers: BodyHeaders, limitBytes:
       return { kind: 'ndjson', lines: parseNdjson(text) };
     case 'json-or-ndjson':
       return parseJsonOrNdjson(text);
+    case 'form':
+      return { kind: 'json', value: parseJsonDocument(formPayload(text)) };
   }
+}
+
+/** GitHub's default webhook content type puts the JSON document in a `payload` form field. */
+function formPayload(text: string): string {
+  const payload = new URLSearchParams(text).get('payload');
+  if (payload === null) {
+    throw new AppError(415, 'unsupported_media_type', 'a application/x-www-form-urlencoded body must carry its JSON in a "payload" field');
+  }
+  return payload;
 }
 
 /** The lower-cased media type without parameters; '' when the header is absent. */
@@ -76,6 +87,7 @@ function formatOf(mediaType: string): BodyFormat {
   if (NDJSON_TYPES.has(mediaType)) return 'ndjson';
   if (mediaType === 'text/plain') return 'json-or-ndjson';
   if (TEXT_TYPES.has(mediaType)) return 'text';
+  if (mediaType === 'application/x-www-form-urlencoded') return 'form';
   throw new AppError(
     415,
     'unsupported_media_type',
@@ -101,7 +113,8 @@ const isGzip = (b: Buffer): boolean => b.length >= 2 && b[0] === 0x1f && b[1] ==
 /** RFC 1950 header: deflate method in the low nibble, header checksum divisible by 31. */
 const isZlibWrapped = (b: Buffer): boolean => b.length >= 2 && (b[0]! & 0x0f) === 8 && ((b[0]! << 8) | b[1]!) % 31 === 0;
 
-async function decompress(body: Buffer, contentEncoding: string | undefined, limitBytes: number): Promise<Buffer> {
+/** Undoes the Content-Encoding (and a sniffed gzip), each stage held to the limit. Shared with the OTLP route. */
+export async function decompress(body: Buffer, contentEncoding: string | undefined, limitBytes: number): Promise<Buffer> {
   // Encodings are listed in the order they were applied, so undo them from the last.
   const codings = (contentEncoding ?? '')
     .split(',')

@@ -87,6 +87,9 @@ describe('decodeBody: content types', () => {
 
   it('rejects other content types with 415', async () => {
     await rejects(decodeBody(Buffer.from('a=1'), { contentType: 'application/x-www-form-urlencoded' }, LIMIT), 415, 'unsupported_media_type', /x-www-form-urlencoded/);
+    const form = `payload=${encodeURIComponent(JSON.stringify({ action: 'opened', n: [1] }))}`;
+    const decoded = await decodeBody(Buffer.from(form), { contentType: 'application/x-www-form-urlencoded' }, LIMIT);
+    assert.deepEqual(decoded, { kind: 'json', value: { action: 'opened', n: [1] } }, 'GitHub form deliveries carry JSON in payload');
     await rejects(decodeBody(Buffer.from('x'), { contentType: 'image/png' }, LIMIT), 415, 'unsupported_media_type');
   });
 });
