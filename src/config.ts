@@ -14,10 +14,28 @@ export interface Config {
   maxQueuedEvents: number;
   /** Longest the writer waits to group concurrent requests into one commit. */
   commitIntervalMs: number;
+  /** Endpoint query deadline, unless the endpoint sets its own `query_timeout_ms`. */
   queryTimeoutMs: number;
+  /** Most fields a source may have, nested ones included; new fields past it go to `_overflow`. */
+  maxFieldsPerSource: number;
+  /** Time a client has to send a request's headers (slowloris protection). */
+  headersTimeoutMs: number;
+  /** Time a client has to send a whole request, body included. */
+  requestTimeoutMs: number;
   /** DuckDB memory limit, e.g. "2GB". */
   memoryLimit: string;
   logLevel: string;
+  /** Where events live: the embedded DuckDB file (default) or ClickHouse (docs/scale-out.md). */
+  warehouse: 'duckdb' | 'clickhouse';
+  clickhouse: { url: string; username: string | undefined; password: string | undefined; database: string };
+  /** A PostgreSQL URL for the shared catalog of several instances; unset keeps catalog.json. */
+  catalogUrl: string | undefined;
+}
+
+function warehouseKind(env: Env): Config['warehouse'] {
+  const kind = env.SAWMILL_WAREHOUSE || 'duckdb';
+  if (kind !== 'duckdb' && kind !== 'clickhouse') throw new Error(`SAWMILL_WAREHOUSE must be duckdb or clickhouse, got "${kind}"`);
+  return kind;
 }
 
 type Env = Record<string, string | undefined>;
@@ -28,6 +46,17 @@ function integer(env: Env, name: string, fallback: number): number {
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
   return value;
+}
+
+/** Node refuses a header deadline later than the whole-request one, so say so by name. */
+function timeouts(env: Env): Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs'> {
+  const headersTimeoutMs = integer(env, 'SAWMILL_HEADERS_TIMEOUT_MS', 10_000);
+  const requestTimeoutMs = integer(env, 'SAWMILL_REQUEST_TIMEOUT_MS', 60_000);
+  if (headersTimeoutMs < 1 || requestTimeoutMs < 1) throw new Error('SAWMILL_HEADERS_TIMEOUT_MS and SAWMILL_REQUEST_TIMEOUT_MS must be at least 1');
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new Error(`SAWMILL_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed SAWMILL_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  }
+  return { headersTimeoutMs, requestTimeoutMs };
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -41,7 +70,17 @@ export function loadConfig(env: Env = process.env): Config {
     maxQueuedEvents: integer(env, 'SAWMILL_MAX_QUEUED_EVENTS', 200_000),
     commitIntervalMs: integer(env, 'SAWMILL_COMMIT_INTERVAL_MS', 5),
     queryTimeoutMs: integer(env, 'SAWMILL_QUERY_TIMEOUT_MS', 30_000),
+    maxFieldsPerSource: integer(env, 'SAWMILL_MAX_FIELDS_PER_SOURCE', 1000),
+    ...timeouts(env),
     memoryLimit: env.SAWMILL_MEMORY_LIMIT || '2GB',
     logLevel: env.SAWMILL_LOG_LEVEL || 'info',
+    warehouse: warehouseKind(env),
+    clickhouse: {
+      url: env.SAWMILL_CLICKHOUSE_URL || 'http://127.0.0.1:8123',
+      username: env.SAWMILL_CLICKHOUSE_USER || undefined,
+      password: env.SAWMILL_CLICKHOUSE_PASSWORD || undefined,
+      database: env.SAWMILL_CLICKHOUSE_DATABASE || 'sawmill',
+    },
+    catalogUrl: env.SAWMILL_CATALOG_URL || undefined,
   };
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_OWNER_ID, generateKey, KeyRing } from './catalog/access.ts';
 import { FileCatalog } from './catalog/file-catalog.ts';
+import { PostgresCatalog } from './catalog/postgres-catalog.ts';
 import type { Config } from './config.ts';
 import { EndpointService } from './endpoints/service.ts';
 import { buildApp } from './http/app.ts';
@@ -12,6 +13,9 @@ import { EventWriter } from './pipeline/writer.ts';
 import { provisionSupabase } from './provision/supabase.ts';
 import { DuckDbWarehouse } from './warehouse/duckdb/adapter.ts';
 import { duckdbDialect } from './warehouse/duckdb/sql-generator.ts';
+import { openClickHouse } from './warehouse/clickhouse/open.ts';
+import type { Warehouse } from './warehouse/types.ts';
+import type { SqlDialect } from './sql/dialect.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -39,22 +43,45 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const stagingDir = join(config.dataDir, 'staging');
   await rm(stagingDir, { recursive: true, force: true });
 
-  const catalog = await FileCatalog.open(config.dataDir);
-  const warehouse = await DuckDbWarehouse.open({ path: join(config.dataDir, 'sawmill.duckdb'), stagingDir, memoryLimit: config.memoryLimit });
+  // Several instances share a PostgreSQL catalog and a ClickHouse warehouse (docs/scale-out.md).
+  const catalog = config.catalogUrl
+    ? await PostgresCatalog.open({ url: config.catalogUrl, onError: (error) => console.error('catalog:', error) })
+    : await FileCatalog.open(config.dataDir);
+  const { warehouse, dialect }: { warehouse: Warehouse; dialect: SqlDialect } =
+    config.warehouse === 'clickhouse'
+      ? await openClickHouse(config)
+      : {
+          dialect: duckdbDialect,
+          warehouse: await DuckDbWarehouse.open(
+            { path: join(config.dataDir, 'sawmill.duckdb'), stagingDir, memoryLimit: config.memoryLimit },
+            {
+              onWalRepaired: (repair) =>
+                console.error(
+                  `write-ahead log ${repair.wal} had a damaged tail (${repair.reason}); cut from ${repair.sizeBefore} to ${repair.sizeAfter} bytes, original kept as ${repair.savedAs}`,
+                ),
+            },
+          ),
+        };
   let ready = false;
   const writer = new EventWriter(warehouse, {
     maxQueuedEvents: config.maxQueuedEvents,
     commitIntervalMs: config.commitIntervalMs,
+    maxFieldsPerSource: config.maxFieldsPerSource,
     onCommitError: (error, sourceIds) => app.log.error({ err: error, sources: sourceIds }, 'commit failed'),
   });
-  const endpoints = new EndpointService(catalog, warehouse, duckdbDialect, { queryTimeoutMs: config.queryTimeoutMs, cacheMaxBytes: 64 * 1024 * 1024 });
+  const endpoints = new EndpointService(catalog, warehouse, dialect, { queryTimeoutMs: config.queryTimeoutMs, cacheMaxBytes: 64 * 1024 * 1024 });
   const keys = new KeyRing(catalog, { privateKey: await privateKeyFor(config, (message) => console.log(message)), ingestKey: config.ingestKey });
-  const services: Services = { catalog, keys, warehouse, writer, endpoints, limits: { maxBodyBytes: config.maxBodyBytes }, isReady: () => ready };
-  const app: FastifyInstance = await buildApp(services, { logLevel: config.logLevel });
+  const services: Services = { catalog, keys, warehouse, writer, endpoints, dialect, limits: { maxBodyBytes: config.maxBodyBytes }, isReady: () => ready };
+  const app: FastifyInstance = await buildApp(services, { logLevel: config.logLevel, headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs });
 
   // A crash between creating a source and its storage leaves the catalog ahead: catch up.
   for (const source of catalog.listSources()) await warehouse.createSource(source.token);
-  if (firstStart) await provisionSupabase(DEFAULT_OWNER_ID, catalog, warehouse, endpoints);
+  const provision = () => provisionSupabase(DEFAULT_OWNER_ID, catalog, warehouse, endpoints);
+  if (catalog instanceof PostgresCatalog) {
+    // One instance provisions a new deployment; an endpoint changed elsewhere drops its cache here.
+    await catalog.once('supabase-provisioned', provision);
+    catalog.onChange((kind, id) => kind === 'endpoint' && endpoints.invalidate(id));
+  } else if (firstStart) await provision();
 
   await app.listen({ port: config.port, host: config.host });
   ready = true;
@@ -69,6 +96,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       await writer.flush();
       endpoints.stop();
       await warehouse.close();
+      if (catalog instanceof PostgresCatalog) await catalog.close();
     })());
   return { app, services, url: `http://${config.host}:${port}`, close };
 }

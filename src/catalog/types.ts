@@ -27,6 +27,8 @@ export interface Endpoint {
   proactive_requerying_seconds: number;
   max_limit: number;
   enable_auth: boolean;
+  /** This endpoint's query deadline; absent or null means the server's SAWMILL_QUERY_TIMEOUT_MS. */
+  query_timeout_ms?: number | null;
   inserted_at: string;
   updated_at: string;
 }
@@ -43,7 +45,7 @@ export interface AccessToken {
 
 export type SourceInput = Pick<Source, 'name'> & Partial<Pick<Source, 'description' | 'retention_days' | 'webhook_secret'>>;
 export type EndpointInput = Pick<Endpoint, 'name' | 'query'> &
-  Partial<Pick<Endpoint, 'description' | 'sandboxable' | 'cache_duration_seconds' | 'proactive_requerying_seconds' | 'max_limit' | 'enable_auth'>>;
+  Partial<Pick<Endpoint, 'description' | 'sandboxable' | 'cache_duration_seconds' | 'proactive_requerying_seconds' | 'max_limit' | 'enable_auth' | 'query_timeout_ms'>>;
 
 /** Where sources, endpoints and access tokens live: a file in the data dir, or a shared database. */
 export interface Catalog {

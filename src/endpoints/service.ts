@@ -46,10 +46,12 @@ export class EndpointService {
     if (!canQuery(principal, endpoint)) throw new AppError(403, 'forbidden', 'this key may not query this endpoint');
     const translation = this.translate(endpoint, request.sql);
     const params = Object.fromEntries(translation.parameters.map((name) => [name, request[name] ?? null]));
-    const execute = () => this.warehouse.query(translation.sql, params, { timeoutMs: this.options.queryTimeoutMs, maxRows: endpoint.max_limit });
+    const timeoutMs = endpoint.query_timeout_ms ?? this.options.queryTimeoutMs;
+    const execute = () => this.warehouse.query(translation.sql, params, { timeoutMs, maxRows: endpoint.max_limit });
     if (endpoint.cache_duration_seconds <= 0) return execute();
 
-    const key = ResultCache.key(endpoint.id, { ...params, ...(request.sql === undefined ? {} : { sql: request.sql }) });
+    // updated_at in the key: an endpoint changed by another instance never serves its old rows.
+    const key = ResultCache.key(endpoint.id, { ...params, ...(request.sql === undefined ? {} : { sql: request.sql }), '\u0000version': endpoint.updated_at });
     const cached = this.cache.get(key);
     if (cached) return cached;
     const rows = await execute();
@@ -84,6 +86,11 @@ export class EndpointService {
   async delete(endpoint: Endpoint): Promise<void> {
     await this.catalog.deleteEndpoint(endpoint);
     this.forget(endpoint.id);
+  }
+
+  /** Drop an endpoint's cached results and warming (it changed, possibly on another instance). */
+  invalidate(endpointId: number): void {
+    this.forget(endpointId);
   }
 
   stop(): void {

@@ -1,23 +1,37 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { redactUrl } from './auth.ts';
 import { registerErrorHandling } from './errors.ts';
 import accessTokenRoutes from './routes/access-tokens.ts';
+import consoleRoutes from './routes/console.ts';
 import endpointRoutes from './routes/endpoints.ts';
+import explorerRoutes from './routes/explorer.ts';
 import healthRoutes from './routes/health.ts';
 import ingestRoutes from './routes/ingest.ts';
 import otlpRoutes from './routes/otlp.ts';
 import sourceRoutes from './routes/sources.ts';
 import vercelRoutes, { vercelVerifyOnSend } from './routes/vercel.ts';
+import tailRoutes from './routes/tail.ts';
 import type { Services } from './services.ts';
 
 export interface HttpOptions {
   logLevel: string;
   /** Whole-request deadline, so a slow client cannot hold a connection forever. */
   requestTimeoutMs?: number;
+  /** Deadline for a request's headers, so a client trickling them (slowloris) cannot either. */
+  headersTimeoutMs?: number;
 }
 
 export async function buildApp(services: Services, options: HttpOptions): Promise<FastifyInstance> {
+  const requestTimeout = options.requestTimeoutMs ?? 60_000;
+  const headersTimeout = Math.min(options.headersTimeoutMs ?? 10_000, requestTimeout);
   const app = Fastify({
+    http: {
+      headersTimeout,
+      requestTimeout,
+      // Node enforces both deadlines only when it sweeps its connections (every 30 s by default),
+      // which would let a slow client overstay a 10 s deadline threefold.
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(headersTimeout / 4))),
+    },
     logger: {
       level: options.logLevel,
       serializers: {
@@ -26,13 +40,25 @@ export async function buildApp(services: Services, options: HttpOptions): Promis
       },
     },
     bodyLimit: services.limits.maxBodyBytes,
-    requestTimeout: options.requestTimeoutMs ?? 60_000,
+    requestTimeout,
     connectionTimeout: 0,
     keepAliveTimeout: 65_000,
     return503OnClosing: true,
+    // What the router refuses before any route runs (a path parameter over 100 characters, a
+    // malformed %-escape) is answered in the same JSON error shape as everything else.
+    frameworkErrors: (error, _request, reply) => {
+      const status = error.statusCode ?? 400;
+      void (reply as FastifyReply).status(status).send({ error: { code: status === 414 ? 'uri_too_long' : 'bad_request', message: error.message } });
+    },
     forceCloseConnections: 'idle',
   });
   registerErrorHandling(app);
+  // A response finished after shutdown began would leave its keep-alive connection open, and the
+  // server's close would wait out keepAliveTimeout (65 s) before the process could exit.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (!services.isReady()) void reply.header('connection', 'close');
+    return payload;
+  });
   app.addHook('onSend', vercelVerifyOnSend);
   await app.register(healthRoutes, { services });
   await app.register(sourceRoutes, { services });
@@ -41,5 +67,8 @@ export async function buildApp(services: Services, options: HttpOptions): Promis
   await app.register(ingestRoutes, { services });
   await app.register(otlpRoutes, { services });
   await app.register(vercelRoutes, { services });
+  await app.register(explorerRoutes, { services });
+  await app.register(tailRoutes, { services });
+  await app.register(consoleRoutes);
   return app;
 }

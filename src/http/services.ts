@@ -2,6 +2,7 @@ import type { KeyRing } from '../catalog/access.ts';
 import type { Catalog } from '../catalog/types.ts';
 import type { EndpointService } from '../endpoints/service.ts';
 import type { EventWriter } from '../pipeline/writer.ts';
+import type { SqlDialect } from '../sql/index.ts';
 import type { Warehouse } from '../warehouse/types.ts';
 
 /** What the HTTP layer is handed by start-up wiring. */
@@ -11,6 +12,8 @@ export interface Services {
   warehouse: Warehouse;
   writer: EventWriter;
   endpoints: EndpointService;
+  /** The warehouse's SQL printer, for queries other than endpoints (the log explorer). */
+  dialect: SqlDialect;
   limits: { maxBodyBytes: number };
   /** False until the service accepts traffic and again once it is shutting down. */
   isReady: () => boolean;

@@ -15,6 +15,8 @@
  *   unlike Logflare, which drops them, we treat "" as a real value. Non-finite numbers (JSON like
  *   `1e400` parses to Infinity) are stored as the strings "Infinity" / "-Infinity". Integers beyond
  *   2^53 have already lost precision in JSON.parse; they are stored as the nearest double.
+ *   A lone UTF-16 surrogate in a string (JSON allows `"\ud800"`, UTF-8 cannot hold it) becomes
+ *   U+FFFD, as any UTF-8 decoder would do; left in, it made the warehouse refuse the whole commit.
  * - Limits: a container nested deeper than maxDepth (the event itself is depth 0, `metadata` depth 1)
  *   is stored as its original JSON text at that spot; so is an object with more than
  *   maxKeysPerObject keys, except the event's own top level, which is rejected instead. Keys and
@@ -23,7 +25,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { toJsonText } from '../ingest/json-text.ts';
-import { FIXED_COLUMNS, type JsonValue, type LogRow } from '../warehouse/types.ts';
+import { FIXED_COLUMNS, OVERFLOW_FIELD, type JsonValue, type LogRow } from '../warehouse/types.ts';
 
 export interface NormalizeLimits {
   /** Containers below this many levels are kept as JSON text. */
@@ -47,6 +49,8 @@ export const MAX_KEY_BYTES = 128;
 export type NormalizeResult = { ok: true; row: LogRow } | { ok: false; error: string };
 
 const MESSAGE_KEYS = ['message', 'event_message', 'log_entry'] as const;
+/** Top-level names the event's own keys may not take: the fixed columns and the overflow field. */
+const RESERVED_TOP_LEVEL = [...FIXED_COLUMNS, OVERFLOW_FIELD];
 const CONSUMED_KEYS = new Set<string>([...MESSAGE_KEYS, 'id', 'timestamp']);
 
 export function normalizeEvent(
@@ -70,7 +74,7 @@ export function normalizeEvent(
   const event_message = eventMessage(event);
   try {
     budget.charge(byteLength(event_message));
-    const fields = cleanEntries(event, fieldKeys, 1, limits, budget, FIXED_COLUMNS);
+    const fields = cleanEntries(event, fieldKeys, 1, limits, budget, RESERVED_TOP_LEVEL);
     return { ok: true, row: { id: eventId(event.id), timestamp, event_message, fields } };
   } catch (error) {
     if (error instanceof EventTooLarge) {
@@ -84,13 +88,13 @@ function eventMessage(event: Record<string, unknown>): string {
   for (const key of MESSAGE_KEYS) {
     const value = event[key];
     if (value === undefined || value === null) continue;
-    return typeof value === 'string' ? value : toJsonText(value);
+    return typeof value === 'string' ? wellFormed(value) : toJsonText(value);
   }
   return '';
 }
 
 function eventId(id: unknown): string {
-  if (typeof id === 'string' && id !== '') return id;
+  if (typeof id === 'string' && id !== '') return wellFormed(id);
   if (typeof id === 'number' && Number.isFinite(id)) return String(id);
   return randomUUID();
 }
@@ -213,15 +217,22 @@ function deduplicated(keys: readonly string[], safe: string[], reserved: readonl
     if (keep) taken.add(foldCase(name));
     kept.push(keep ? name : undefined);
   }
+  // Per base, the suffix to try next: names only ever get taken, so the ones already tried stay
+  // taken. Without it, a thousand keys that all sanitise to one name cost half a million lookups.
+  const nextSuffix = new Map<string, number>();
   return kept.map((name, i) => {
     if (name !== undefined) return name;
     const base = safe[i]!;
-    let unique = base;
-    for (let n = 2; taken.has(foldCase(unique)); n++) unique = `${base.slice(0, MAX_KEY_BYTES - `_${n}`.length)}_${n}`;
+    let n = nextSuffix.get(foldCase(base)) ?? 1; // 1: the base itself
+    let unique = n === 1 ? base : suffixed(base, n);
+    while (taken.has(foldCase(unique))) unique = suffixed(base, ++n);
+    nextSuffix.set(foldCase(base), n + 1);
     taken.add(foldCase(unique));
     return unique;
   });
 }
+
+const suffixed = (base: string, n: number): string => `${base.slice(0, MAX_KEY_BYTES - `_${n}`.length)}_${n}`;
 
 /** Event keys repeat from one event to the next, so their safe forms are remembered (bounded). */
 const safeKeyMemo = new Map<string, string>();
@@ -252,6 +263,14 @@ class SizeBudget {
 
 const byteLength = (text: string): number => Buffer.byteLength(text, 'utf8');
 
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** `text` with every lone surrogate replaced by U+FFFD, so it has a UTF-8 encoding. */
+export function wellFormed(text: string): string {
+  return text.replace(LONE_SURROGATE, '\ufffd');
+}
+
 /** The cleaned entries of `object` for `keys`, under their safe names, as a plain object. */
 function cleanEntries(
   object: Record<string, unknown>,
@@ -277,7 +296,7 @@ function cleanValue(value: unknown, depth: number, limits: Readonly<NormalizeLim
   switch (typeof value) {
     case 'string':
       budget.charge(byteLength(value) + 2);
-      return value;
+      return wellFormed(value);
     case 'boolean':
       budget.charge(5);
       return value;

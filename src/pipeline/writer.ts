@@ -1,5 +1,5 @@
 import { AppError } from '../errors.ts';
-import { schemaForRows } from '../warehouse/schema.ts';
+import { planRows } from '../warehouse/schema.ts';
 import type { LogRow, Warehouse } from '../warehouse/types.ts';
 
 export interface WriterOptions {
@@ -9,9 +9,16 @@ export interface WriterOptions {
   commitIntervalMs: number;
   /** Most events in one commit. */
   maxEventsPerCommit?: number;
+  /** Most fields per source, nested ones included; new fields past it go to the overflow field. */
+  maxFieldsPerSource?: number;
   /** Told about commits that failed, with the cause the callers are not shown. */
   onCommitError?: (error: unknown, sourceIds: string[]) => void;
 }
+
+export const DEFAULT_MAX_FIELDS_PER_SOURCE = 1000;
+
+/** 429 with Retry-After, which Vector and the Logflare clients retry. */
+export const queueFull = () => new AppError(429, 'queue_full', 'ingest queue is full, retry shortly', { retryAfterSeconds: 1 });
 
 interface Pending {
   sourceId: string;
@@ -32,12 +39,14 @@ export class EventWriter {
   private writing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly maxEventsPerCommit: number;
+  private readonly maxFieldsPerSource: number;
 
   constructor(
     private readonly warehouse: Warehouse,
     private readonly options: WriterOptions,
   ) {
     this.maxEventsPerCommit = options.maxEventsPerCommit ?? 50_000;
+    this.maxFieldsPerSource = options.maxFieldsPerSource ?? DEFAULT_MAX_FIELDS_PER_SOURCE;
   }
 
   /** Be told of every committed batch (live tail); returns the function that stops it. */
@@ -50,11 +59,16 @@ export class EventWriter {
     return this.queuedEvents;
   }
 
+  /** The queue is full: a request can be refused before its body is even read. */
+  get saturated(): boolean {
+    return this.queuedEvents >= this.options.maxQueuedEvents;
+  }
+
   /** Resolves once `rows` are committed; refuses at once when the queue is full. */
   write(sourceId: string, rows: LogRow[]): Promise<void> {
     if (rows.length === 0) return Promise.resolve();
     if (this.queuedEvents > 0 && this.queuedEvents + rows.length > this.options.maxQueuedEvents) {
-      return Promise.reject(new AppError(429, 'queue_full', 'ingest queue is full, retry shortly', { retryAfterSeconds: 1 }));
+      return Promise.reject(queueFull());
     }
     return new Promise((resolve, reject) => {
       this.queue.push({ sourceId, rows, resolve, reject });
@@ -108,16 +122,17 @@ export class EventWriter {
       settle(taken);
       for (const batch of batches) this.announce(batch.sourceId, batch.rows);
     } catch (error) {
-      // One source's failure must not fail the others: retry each on its own.
-      if (bySource.size === 1) return this.fail(taken, error, [...bySource.keys()]);
-      for (const [sourceId, items] of bySource) {
+      // One request's failure must not fail the requests that shared its commit (the commit was
+      // rolled back, so nothing is stored twice): retry each on its own.
+      if (taken.length === 1) return this.fail(taken, error, [taken[0]!.sourceId]);
+      for (const pending of taken) {
         try {
-          const batch = this.batch(sourceId, items);
+          const batch = this.batch(pending.sourceId, [pending]);
           await this.warehouse.append([batch]);
-          settle(items);
-          this.announce(sourceId, batch.rows);
+          settle([pending]);
+          this.announce(pending.sourceId, batch.rows);
         } catch (retryError) {
-          this.fail(items, retryError, [sourceId]);
+          this.fail([pending], retryError, [pending.sourceId]);
         }
       }
     } finally {
@@ -135,8 +150,8 @@ export class EventWriter {
   }
 
   private batch(sourceId: string, items: Pending[]) {
-    const rows = items.flatMap((pending) => pending.rows);
-    return { sourceId, rows, schema: schemaForRows(this.warehouse.schema(sourceId), rows) };
+    const planned = planRows(this.warehouse.schema(sourceId), items.flatMap((pending) => pending.rows), { maxFields: this.maxFieldsPerSource });
+    return { sourceId, rows: planned.rows, schema: planned.schema };
   }
 }
 

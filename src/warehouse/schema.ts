@@ -1,4 +1,4 @@
-import type { FieldType, JsonValue, RecordFields, ScalarType } from './types.ts';
+import { OVERFLOW_FIELD, type FieldType, type JsonValue, type RecordFields, type ScalarType } from './types.ts';
 
 /**
  * Schema inference for BigQuery-shaped storage. Types only ever widen, so data that arrives in a
@@ -63,7 +63,7 @@ export function mergeTypes(a: FieldType, b: FieldType): FieldType {
  * The stored name of a field: column and struct field names are case-insensitive in the engines
  * (and in BigQuery), so `userId` arriving after `userid` lands in the same field.
  */
-export function fieldName(fields: RecordFields, name: string): string {
+export function fieldName(fields: ReadonlyMap<string, unknown>, name: string): string {
   if (fields.has(name)) return name;
   const lower = name.toLowerCase();
   for (const existing of fields.keys()) if (existing.toLowerCase() === lower) return existing;
@@ -136,6 +136,148 @@ function fitsFields(object: { [key: string]: JsonValue }, fields: RecordFields):
     if (type ? !fits(value, type) : inferType(value) !== undefined) return false;
   }
   return true;
+}
+
+/** Fields of a schema, nested ones included: what a field limit counts. */
+export function countFields(fields: RecordFields): number {
+  let count = 0;
+  for (const type of fields.values()) count += 1 + (type.kind === 'record' ? countFields(type.fields) : 0);
+  return count;
+}
+
+export interface SchemaLimits {
+  /** Most fields a source may have, nested ones included (the overflow field not counted). */
+  maxFields: number;
+}
+
+type Row = { fields: { [key: string]: JsonValue } };
+
+/**
+ * The rows as they will be stored, and the schema that holds them, keeping two promises to the
+ * warehouse: a source never grows past `limits.maxFields` fields, and a record or list column is
+ * never widened into text (that would rewrite every stored event's nested data as a string and
+ * break every query that unnests it). A value that would break either promise is not dropped: it
+ * moves to OVERFLOW_FIELD, a JSON object text mapping its path to the value. Paths use the stored
+ * field names, `.` between levels and `[i]` for the i-th element of an array of objects, e.g.
+ * `{"metadata.request[1].extra": {"a": 1}}`. Scalar disagreements still widen in place (int to
+ * float to string), as `mergeTypes` says. Rows that fit are returned as they are.
+ */
+export function planRows<R extends Row>(schema: RecordFields, rows: readonly R[], limits: SchemaLimits): { schema: RecordFields; rows: R[] } {
+  let current = schema;
+  // Built on the first row that does not fit: the names and kinds `admit` checks against.
+  let shape: ShapeFields | undefined;
+  let budget = 0;
+  const planned = rows.map((row) => {
+    if (fitsFields(row.fields, current)) return row;
+    if (!shape) {
+      shape = shapeFields(current);
+      budget = limits.maxFields - countFields(current);
+    }
+    const refused: Refusals = new Map();
+    const incoming = inferFields(row.fields);
+    budget = admit(incoming, shape, budget, refused);
+    if (refused.size === 0) {
+      current = mergeFields(current, incoming);
+      return row;
+    }
+    const overflow: { [path: string]: JsonValue } = {};
+    const fields = withoutRefused(row.fields, refused, '', overflow);
+    fields[OVERFLOW_FIELD] = JSON.stringify(overflow);
+    current = mergeFields(current, inferFields(fields));
+    return { ...row, fields };
+  });
+  return { schema: current, rows: planned };
+}
+
+/** What `planRows` tracks of a schema: names, nesting and whether a field is a record, a list or a scalar. */
+type Shape = { kind: 'record'; fields: ShapeFields } | { kind: 'list' } | { kind: 'scalar' };
+type ShapeFields = Map<string, Shape>;
+/** Field names (as the row spells them) whose values go to the overflow field: all of it, or some of its fields. */
+type Refusals = Map<string, Refusals | true>;
+
+const LIST_SHAPE: Shape = { kind: 'list' };
+const SCALAR_SHAPE: Shape = { kind: 'scalar' };
+
+function shapeOf(type: FieldType): Shape {
+  if (type.kind === 'record') return { kind: 'record', fields: shapeFields(type.fields) };
+  return type.kind === 'list' ? LIST_SHAPE : SCALAR_SHAPE;
+}
+
+function shapeFields(fields: RecordFields): ShapeFields {
+  return new Map([...fields].map(([name, type]) => [name, shapeOf(type)]));
+}
+
+/** Add `incoming` to `shape` within `budget` new fields; what cannot be added is noted in `refused`. Returns the budget left. */
+function admit(incoming: RecordFields, shape: ShapeFields, budget: number, refused: Refusals): number {
+  for (const [name, type] of incoming) {
+    const existing = shape.get(fieldName(shape, name));
+    if (!existing) {
+      if (budget < 1) {
+        refused.set(name, true);
+        continue;
+      }
+      if (type.kind !== 'record') {
+        budget--;
+        shape.set(name, shapeOf(type));
+        continue;
+      }
+      // A new record is admitted field by field, so a wide one fills the budget instead of being
+      // refused whole; one left with no field at all is refused whole (a record needs a field).
+      const record: Shape = { kind: 'record', fields: new Map() };
+      shape.set(name, record);
+      const inner: Refusals = new Map();
+      const left = admit(type.fields, record.fields, budget - 1, inner);
+      if (record.fields.size === 0) {
+        shape.delete(name);
+        refused.set(name, true);
+        continue;
+      }
+      budget = left;
+      if (inner.size > 0) refused.set(name, inner);
+    } else if (existing.kind === 'record') {
+      if (type.kind === 'record') budget = admitNested(type.fields, existing.fields, budget, refused, name);
+      else refused.set(name, true);
+    } else if (existing.kind === 'list' && type.kind !== 'list') {
+      refused.set(name, true);
+    }
+    // A scalar column takes any value: other scalars widen it, containers are kept as JSON text.
+  }
+  return budget;
+}
+
+function admitNested(incoming: RecordFields, shape: ShapeFields, budget: number, refused: Refusals, name: string): number {
+  const inner: Refusals = new Map();
+  const left = admit(incoming, shape, budget, inner);
+  if (inner.size > 0) refused.set(name, inner);
+  return left;
+}
+
+/**
+ * A copy of `object` without the refused values, which are added to `overflow` under their paths.
+ * Names match ignoring case, as they did when the elements of an array were merged into one type.
+ */
+function withoutRefused(
+  object: { [key: string]: JsonValue },
+  refused: Refusals,
+  path: string,
+  overflow: { [path: string]: JsonValue },
+): { [key: string]: JsonValue } {
+  const out: { [key: string]: JsonValue } = { ...object };
+  const byFoldedName = new Map([...refused].map(([name, refusal]) => [name.toLowerCase(), refusal]));
+  for (const key of Object.keys(out)) {
+    const refusal = byFoldedName.get(key.toLowerCase());
+    if (refusal === undefined) continue;
+    const value = out[key]!;
+    if (refusal === true) {
+      overflow[`${path}${key}`] = value;
+      delete out[key];
+    } else if (Array.isArray(value)) {
+      out[key] = value.map((item, i) => (isObject(item) ? withoutRefused(item, refusal, `${path}${key}[${i}].`, overflow) : item));
+    } else if (isObject(value)) {
+      out[key] = withoutRefused(value, refusal, `${path}${key}.`, overflow);
+    }
+  }
+  return out;
 }
 
 /**

@@ -27,6 +27,13 @@ export type RecordFields = ReadonlyMap<string, FieldType>;
 /** The columns every source table has, whatever its events carry. */
 export const FIXED_COLUMNS = ['id', 'timestamp', 'event_message'] as const;
 
+/**
+ * A top-level string field holding, as a JSON object keyed by path, the values that could not get
+ * a typed column of their own: new fields past a source's field limit, and values whose shape
+ * would have turned a record or list column into text. See `planRows` in schema.ts.
+ */
+export const OVERFLOW_FIELD = '_overflow';
+
 /** One event ready to store: fixed columns plus every other top-level field (metadata included). */
 export interface LogRow {
   id: string;
@@ -51,6 +58,8 @@ export interface Warehouse {
   /** Create storage for a new source (idempotent). */
   createSource(sourceId: string): Promise<void>;
   dropSource(sourceId: string): Promise<void>;
+  /** Keep a source's events `days` days (null: forever), where the engine enforces it (ClickHouse TTL). */
+  setRetention?(sourceId: string, days: number | null): Promise<void>;
   /** The current top-level schema of a source, fixed columns excluded. */
   schema(sourceId: string): RecordFields;
   /**

@@ -77,7 +77,7 @@ describe('body shapes, prefixes and encodings', () => {
       const batch = await server.request('POST', path, { body: { batch: [body(`${prefix} b1`), body(`${prefix} b2`)] } });
       const array = await server.request('POST', path, { body: [body(`${prefix} a1`), body(`${prefix} a2`), body(`${prefix} a3`)] });
       assert.deepEqual([single.body.accepted, batch.body.accepted, array.body.accepted], [1, 2, 3]);
-      const rows = await stored('postgREST.logs.prod', `starts_with(event_message, '${prefix} ')`);
+      const rows = await stored('postgREST.logs.prod', `event_message like '${prefix} %'`);
       assert.equal(rows.length, 6);
     });
   }
@@ -297,8 +297,8 @@ describe('schema', () => {
     assert.equal(schema.body.metadata.fields.value.type, 'STRING');
     assert.equal(schema.body.metadata.fields.shape.type, 'STRING');
     const values = (await stored('drift')).map((row) => row.metadata[0].value);
-    // 1 was widened to a float (1.0) before the column became a string.
-    assert.deepEqual(values, ['1.0', '1.5', 'many']);
+    // 1 was widened to a float (1.0) before the column became a string; ClickHouse writes that float as "1".
+    assert.deepEqual(values, [server.services.warehouse.engine === 'clickhouse' ? '1' : '1.0', '1.5', 'many']);
     const shapes = (await stored('drift')).map((row) => row.metadata[0].shape ?? null);
     assert.deepEqual(shapes, ['text', null, '{"nested":true}']);
   });

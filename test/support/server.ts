@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,11 +22,24 @@ export interface TestServer extends RunningServer {
   stop(options?: { removeData?: boolean }): Promise<void>;
 }
 
+/**
+ * With SAWMILL_TEST_WAREHOUSE=clickhouse (set by the *-clickhouse test files) the server stores
+ * events in ClickHouse: chdb in-process, one data path per test process, one database per server.
+ */
+let chdbDir: string | undefined;
+async function warehouseOverrides(): Promise<Partial<Config>> {
+  if (process.env.SAWMILL_TEST_WAREHOUSE !== 'clickhouse') return {};
+  chdbDir ??= await mkdtemp(join(tmpdir(), 'sawmill-chdb-'));
+  const database = `test_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  return { warehouse: 'clickhouse', clickhouse: { url: `chdb:${chdbDir}`, username: undefined, password: undefined, database } };
+}
+
 /** A real Sawmill on 127.0.0.1 with a fresh (or the given) data dir. */
 export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
   const dataDir = overrides.dataDir ?? (await mkdtemp(join(tmpdir(), 'sawmill-test-')));
   const config: Config = {
     ...loadConfig({}),
+    ...(await warehouseOverrides()),
     port: 0,
     host: '127.0.0.1',
     privateKey: PRIVATE_KEY,

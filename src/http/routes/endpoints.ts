@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Endpoint } from '../../catalog/types.ts';
 import { AppError } from '../../errors.ts';
+import { toJsonText } from '../../ingest/json-text.ts';
 import { authenticate, presentedKey } from '../auth.ts';
 import type { Services } from '../services.ts';
 import { requireManager } from './sources.ts';
@@ -16,6 +17,7 @@ const endpointFields = z.object({
   proactive_requerying_seconds: z.number().int().min(0).max(86_400).optional(),
   max_limit: z.number().int().min(1).max(10_000).optional(),
   enable_auth: z.boolean().optional(),
+  query_timeout_ms: z.number().int().min(1).max(300_000).nullable().optional(),
 });
 
 const endpointView = ({ owner_id: _owner, ...endpoint }: Endpoint) => endpoint;
@@ -28,7 +30,8 @@ function queryParameters(request: FastifyRequest): Record<string, string> {
     if (!source || typeof source !== 'object' || Array.isArray(source)) continue;
     for (const [name, value] of Object.entries(source)) {
       if (value === null || value === undefined) continue;
-      merged[name] = typeof value === 'string' ? value : Array.isArray(value) ? String(value.at(-1)) : JSON.stringify(value);
+      // toJsonText, not JSON.stringify: a body nested 10,000 deep overflows V8's recursive stringify.
+      merged[name] = typeof value === 'string' ? value : Array.isArray(value) ? String(value.at(-1)) : toJsonText(value);
     }
   }
   return merged;

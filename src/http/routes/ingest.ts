@@ -4,6 +4,7 @@ import type { Source } from '../../catalog/types.ts';
 import { AppError } from '../../errors.ts';
 import { adapterFor, decodeBody, INGEST_ROUTES, verifyGithubSignature, type IngestRoute } from '../../ingest/index.ts';
 import { normalizeEvent } from '../../pipeline/normalize.ts';
+import { queueFull } from '../../pipeline/writer.ts';
 import type { LogRow } from '../../warehouse/types.ts';
 import { authenticate, forbidden } from '../auth.ts';
 import type { Services } from '../services.ts';
@@ -26,6 +27,11 @@ export default async function ingestRoutes(app: FastifyInstance, { services }: {
   // Ingestion reads raw bytes: bodies may be gzip, NDJSON, logplex frames or JSON of any size up to the limit.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: services.limits.maxBodyBytes }, (_request, body, done) => done(null, body));
+  // Shed load before reading the body: refused only at the writer, an overloaded server would
+  // still spend its time parsing every body it is about to turn away.
+  app.addHook('onRequest', async () => {
+    if (services.writer.saturated) throw queueFull();
+  });
 
   const handler = (route: IngestRoute) => async (request: FastifyRequest) => {
     const principal = authenticate(services.keys, request);

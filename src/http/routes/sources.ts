@@ -47,6 +47,7 @@ export default async function sourceRoutes(app: FastifyInstance, { services }: {
     const source = await catalog.createSource(principal.ownerId, input);
     try {
       await warehouse.createSource(source.token);
+      if (source.retention_days !== null) await warehouse.setRetention?.(source.token, source.retention_days);
     } catch (error) {
       await catalog.deleteSource(source);
       throw error;
@@ -65,7 +66,9 @@ export default async function sourceRoutes(app: FastifyInstance, { services }: {
   const update = (partial: boolean) => async (request: FastifyRequest<{ Params: { token: string } }>) => {
     const source = find(request);
     const changes = (partial ? sourceFields.partial() : sourceFields).parse(request.body ?? {});
-    return catalog.updateSource(source, changes);
+    const updated = await catalog.updateSource(source, changes);
+    if (changes.retention_days !== undefined) await warehouse.setRetention?.(source.token, updated.retention_days);
+    return updated;
   };
   app.put<{ Params: { token: string } }>('/api/sources/:token', { config }, async (request) => sourceView(await update(false)(request)));
   app.patch<{ Params: { token: string } }>('/api/sources/:token', { config }, async (request, reply) => {

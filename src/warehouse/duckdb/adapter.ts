@@ -15,6 +15,7 @@ import {
   type SourceLayout,
   viewName,
 } from './layout.ts';
+import { openRepairingWal, type WalRepair } from './recovery.ts';
 import { resultConverter } from './results.ts';
 import { duckdbType, fieldTypeFromDuckdb, quoteIdent } from './types.ts';
 
@@ -45,15 +46,17 @@ export class DuckDbWarehouse implements Warehouse {
     private readonly options: Required<DuckDbOptions>,
   ) {}
 
-  static async open(options: DuckDbOptions): Promise<DuckDbWarehouse> {
+  /** `onWalRepaired` hears of a damaged write-ahead log tail that had to be cut to open the file (see recovery.ts). */
+  static async open(options: DuckDbOptions, hooks: { onWalRepaired?: (repair: WalRepair) => void } = {}): Promise<DuckDbWarehouse> {
     const settings = { alterInPlaceMaxRows: 100_000, readConnections: 4, ...options };
     await mkdir(settings.stagingDir, { recursive: true });
-    const instance = await DuckDBInstance.create(settings.path, {
+    const instanceOptions = {
       memory_limit: settings.memoryLimit,
       storage_compatibility_version: 'v1.5.0',
       autoinstall_known_extensions: 'false',
       autoload_known_extensions: 'false',
-    });
+    };
+    const instance = await openRepairingWal(settings.path, instanceOptions, hooks.onWalRepaired);
     const writer = await instance.connect();
     await lockDown(writer, settings.stagingDir);
     const warehouse = new DuckDbWarehouse(instance, writer, settings);
@@ -101,10 +104,10 @@ export class DuckDbWarehouse implements Warehouse {
           for (const statement of statements) await this.writer.run(statement);
           planned.push(layout);
           if (batch.rows.length === 0) continue;
-          const file = await this.stage(batch.rows, layout.fields);
+          const { file, maxLineBytes } = await this.stage(batch.rows, layout.fields);
           staged.push(file);
           const newest = layout.segments.at(-1)!;
-          await this.writer.run(insertFromFileSql(newest.name, file, layout.fields));
+          await this.writer.run(insertFromFileSql(newest.name, file, layout.fields, maxLineBytes));
           newest.rows += batch.rows.length;
         }
         await this.writer.run('COMMIT');
@@ -118,22 +121,41 @@ export class DuckDbWarehouse implements Warehouse {
     });
   }
 
+  /**
+   * The deadline covers waiting for a reader too, and the caller hears of it on time: DuckDB only
+   * notices an interrupt between chunks, and a single expression (a huge list, say) can run for
+   * a minute past it. The connection goes back to the pool once DuckDB has actually let go of it.
+   */
   async query(sql: string, params: Record<string, string | null>, options: QueryOptions): Promise<ResultRow[]> {
-    const connection = await this.acquireReader();
+    const timeout = () => new AppError(504, 'query_timeout', `query cancelled after ${options.timeoutMs} ms`);
     let timedOut = false;
+    let running: DuckDBConnection | undefined;
+    let expire: (error: AppError) => void = () => undefined;
+    const deadline = new Promise<never>((_resolve, reject) => (expire = reject));
     const timer = setTimeout(() => {
       timedOut = true;
-      connection.interrupt();
+      running?.interrupt();
+      expire(timeout());
     }, options.timeoutMs);
+    const run = (async () => {
+      const connection = await this.acquireReader();
+      try {
+        if (timedOut) throw timeout();
+        running = connection;
+        const reader = await connection.streamAndReadUntil(sql, options.maxRows, params);
+        return reader.convertRowObjects(resultConverter).slice(0, options.maxRows) as ResultRow[];
+      } catch (error) {
+        if (timedOut) throw timeout();
+        throw new AppError(400, 'query_failed', duckdbMessage(error));
+      } finally {
+        this.releaseReader(connection);
+      }
+    })();
+    run.catch(() => undefined); // once the deadline has answered, the run's own outcome has no listener
     try {
-      const reader = await connection.streamAndReadUntil(sql, options.maxRows, params);
-      return reader.convertRowObjects(resultConverter).slice(0, options.maxRows) as ResultRow[];
-    } catch (error) {
-      if (timedOut) throw new AppError(504, 'query_timeout', `query cancelled after ${options.timeoutMs} ms`);
-      throw new AppError(400, 'query_failed', duckdbMessage(error));
+      return await Promise.race([run, deadline]);
     } finally {
       clearTimeout(timer);
-      this.releaseReader(connection);
     }
   }
 
@@ -170,7 +192,9 @@ export class DuckDbWarehouse implements Warehouse {
     return { layout, statements: [...statements, createViewSql(layout)] };
   }
 
-  private async stage(rows: LogRow[], fields: RecordFields): Promise<string> {
+  /** Write `rows` as NDJSON for read_json; also says how long a line can be, in bytes, at most. */
+  private async stage(rows: LogRow[], fields: RecordFields): Promise<{ file: string; maxLineBytes: number }> {
+    let longest = 0;
     const lines = rows.map((row) => {
       const record: Record<string, unknown> = { id: row.id, timestamp: row.timestamp, event_message: row.event_message };
       for (const [key, value] of Object.entries(row.fields)) {
@@ -178,11 +202,14 @@ export class DuckDbWarehouse implements Warehouse {
         const type = fields.get(name);
         if (type) record[name] = conform(value, type);
       }
-      return JSON.stringify(record);
+      const line = JSON.stringify(record);
+      longest = Math.max(longest, line.length);
+      return line;
     });
     const file = join(this.options.stagingDir, `${randomUUID()}.ndjson`);
     await writeFile(file, lines.join('\n'));
-    return file;
+    // A UTF-16 code unit takes at most 3 bytes in UTF-8.
+    return { file, maxLineBytes: longest * 3 };
   }
 
   private async discover(): Promise<void> {
@@ -244,13 +271,18 @@ function sameFields(a: RecordFields, b: RecordFields): boolean {
 
 const sqlString = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
-function insertFromFileSql(segment: string, file: string, fields: RecordFields): string {
+/**
+ * read_json allocates buffers of twice `maximum_object_size` inside DuckDB's memory limit, so a
+ * fixed 64 MB made every commit need 128 MB and a 128 MB limit refused all ingestion. Sized to
+ * the batch's longest line instead (1 MB at least).
+ */
+function insertFromFileSql(segment: string, file: string, fields: RecordFields, maxLineBytes: number): string {
   const columns = [`'id': 'VARCHAR'`, `'timestamp': 'BIGINT'`, `'event_message': 'VARCHAR'`];
   for (const [name, type] of fields) columns.push(`${sqlString(name)}: ${sqlString(duckdbType(type))}`);
   return (
     `INSERT INTO ${quoteIdent(segment)} BY NAME ` +
     `SELECT * REPLACE (make_timestamp("timestamp")::TIMESTAMPTZ AS "timestamp") ` +
-    `FROM read_json(${sqlString(file)}, format = 'newline_delimited', columns = {${columns.join(', ')}}, maximum_object_size = 67108864)`
+    `FROM read_json(${sqlString(file)}, format = 'newline_delimited', columns = {${columns.join(', ')}}, maximum_object_size = ${Math.max(1 << 20, maxLineBytes + 1)})`
   );
 }
 

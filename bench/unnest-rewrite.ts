@@ -1,12 +1,12 @@
 /**
  * Measures the translator's select-list unnest rewrite against the literal FROM-clause form on
  * ~1M generated relay events (engines.md §2.2). Not part of the test suite; run with
- *   node --import tsx test/sql/bench-unnest.ts [rows]
+ *   node --import tsx bench/unnest-rewrite.ts [rows]
  */
 
 import { DuckDBInstance } from '@duckdb/node-api';
-import { translate } from '../../src/sql/index.ts';
-import { duckdbDialect } from '../../src/warehouse/duckdb/sql-generator.ts';
+import { translate } from '../src/sql/index.ts';
+import { duckdbDialect } from '../src/warehouse/duckdb/sql-generator.ts';
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
 const instance = await DuckDBInstance.create(':memory:');

@@ -1,0 +1,184 @@
+/** The stdout table and docs/benchmarks.md, both rendered from a results JSON. */
+
+export const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+export const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
+export const short = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`);
+const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
+const ms = (x: number) => (x < 10 ? x.toFixed(2) : x.toFixed(1));
+
+// The JSON is our own output; read it loosely.
+type R = Record<string, any>;
+
+function rows(r: R): { ingest: string[][]; endpoints: string[][]; storage: string[][]; memory: string[][]; targets: string[][] } {
+  const ingest: string[][] = [['run', 'events/s', 'requests/s', 'ack p50', 'ack p99', 'non-2xx', 'ceiling', 'ratio', 'server CPU', 'wrk CPU', 'other procs CPU']];
+  const engine = r.engine_ceiling_and_storage[0];
+  for (const [label, key, batch] of [
+    ['batches of 100', 'batch', true],
+    ['single events', 'single', false],
+  ] as const) {
+    const s = r.ingest[key];
+    const bare = r.http_ceiling[key];
+    const ceilingLabel = batch ? `read_json ${fmt(engine.load_events_per_s)} ev/s; bare HTTP ${fmt(bare.events_per_s)} ev/s` : `bare HTTP ${fmt(bare.requests_per_s)} req/s`;
+    const ratio = batch ? `${pct(s.events_per_s / engine.load_events_per_s)} of read_json; ${pct(s.events_per_s / bare.events_per_s)} of HTTP` : pct(s.requests_per_s / bare.requests_per_s);
+    ingest.push([
+      `Sawmill, ${label}, c${r.config.concurrency}`,
+      fmt(s.events_per_s),
+      fmt(s.requests_per_s),
+      `${ms(s.p50_ms)} ms`,
+      `${ms(s.p99_ms)} ms`,
+      String(s.errors.status + s.errors.timeout),
+      ceilingLabel,
+      ratio,
+      `${(s.server_cpu_s / s.seconds).toFixed(2)} cores`,
+      `${(s.generator_cpu_s / s.seconds).toFixed(2)} cores`,
+      `${(s.other_cpu_cores ?? 0).toFixed(2)} cores`,
+    ]);
+  }
+  for (const [label, key] of [
+    ['bare node:http, batches of 100', 'batch'],
+    ['bare node:http, single events', 'single'],
+  ] as const) {
+    const s = r.http_ceiling[key];
+    ingest.push([label, fmt(s.events_per_s), fmt(s.requests_per_s), `${ms(s.p50_ms)} ms`, `${ms(s.p99_ms)} ms`, String(s.errors.status + s.errors.timeout), '(ceiling)', '', `${(s.server_cpu_s / s.seconds).toFixed(2)} cores`, `${(s.generator_cpu_s / s.seconds).toFixed(2)} cores`, `${(s.other_cpu_cores ?? 0).toFixed(2)} cores`]);
+  }
+  for (const level of r.engine_ceiling_and_storage) {
+    ingest.push([`DuckDB read_json bulk load, ${short(level.level)}/source`, fmt(level.load_events_per_s), '', '', '', '', `(ceiling; ${level.load_seconds.toFixed(1)} s incl. CHECKPOINT)`, '', '', '', '']);
+  }
+
+  const endpoints: string[][] = [['endpoint', 'stored', 'rows', 'uncached p50', 'uncached p99', 'direct DuckDB p50', 'overhead', 'cached p50', 'cached p99']];
+  for (const e of r.endpoints) {
+    endpoints.push([`${e.name} (${e.kind})`, `${short(e.level)}/source`, String(e.rows), `${ms(e.uncached.p50)} ms`, `${ms(e.uncached.p99)} ms`, `${ms(e.direct.p50)} ms`, pct(e.overhead), `${ms(e.cached.p50)} ms`, `${ms(e.cached.p99)} ms`]);
+  }
+
+  const storage: string[][] = [['data', 'events', 'file', 'B/event', 'raw NDJSON B/event', 'smaller by']];
+  const hi = r.storage_http_ingest;
+  storage.push(['after the HTTP ingest runs (many small commits)', fmt(hi.events), mb(hi.bytes), hi.bytes_per_event.toFixed(1), hi.raw_bytes_per_event.toFixed(0), `${hi.ratio.toFixed(1)}x`]);
+  for (const level of r.engine_ceiling_and_storage) {
+    const s = level.storage;
+    storage.push([`bulk-loaded, ${short(level.level)}/source`, fmt(s.events), mb(s.bytes), s.bytes_per_event.toFixed(1), s.raw_bytes_per_event.toFixed(0), `${s.ratio.toFixed(1)}x`]);
+  }
+
+  const memory: string[][] = [['state', 'RSS']];
+  memory.push(['idle, fresh start (empty)', mb(r.rss.idle_fresh_bytes)]);
+  memory.push(['peak during the ingest runs', mb(r.rss.during_ingest_bytes)]);
+  for (const [level, bytes] of Object.entries(r.rss.idle_loaded_bytes as Record<string, number>)) memory.push([`idle, restarted with ${short(Number(level))}/source`, mb(bytes)]);
+  for (const [level, bytes] of Object.entries(r.rss.during_queries_bytes as Record<string, number>)) memory.push([`peak during the endpoint queries, ${short(Number(level))}/source`, mb(bytes)]);
+
+  const other = r.other_cpu_cores_during_queries ?? {};
+  for (const [key, cores] of Object.entries(other as Record<string, number>)) memory.push([`(other processes' CPU during ${key.replaceAll('_', ' ')})`, `${cores.toFixed(2)} cores`]);
+
+  const targets: string[][] = [['target', 'wanted', 'measured', '']];
+  for (const t of r.targets) targets.push([t.name, t.target, t.value, t.met ? 'met' : 'MISSED']);
+  return { ingest, endpoints, storage, memory, targets };
+}
+
+function plain(table: string[][]): string {
+  const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length)));
+  return table.map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+}
+
+function markdown(table: string[][]): string {
+  const [head, ...body] = table;
+  return [`| ${head!.join(' | ')} |`, `|${head!.map(() => '---').join('|')}|`, ...body.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+}
+
+export function renderTable(r: R): string {
+  const t = rows(r);
+  const met = r.targets.filter((x: R) => x.met).length;
+  return [
+    `Sawmill benchmarks (${r.mode}${r.profiled ? ', PROFILED: figures include profiler overhead' : ''}), ${r.machine.cores} cores, ${r.machine.node}, ${r.machine.duckdb}; load average ${r.load_average_at_start} at start, ${r.load_average_at_end} at end`,
+    '',
+    'INGEST (wrk in a separate process on the same cores)',
+    plain(t.ingest),
+    '',
+    'ENDPOINTS (sequential requests, keep-alive)',
+    plain(t.endpoints),
+    '',
+    'STORAGE',
+    plain(t.storage),
+    '',
+    'MEMORY (server RSS)',
+    plain(t.memory),
+    '',
+    `TARGETS: ${met} of ${r.targets.length} met`,
+    plain(t.targets),
+  ].join('\n');
+}
+
+export function renderMarkdown(r: R, jsonPath: string): string {
+  const t = rows(r);
+  const m = r.machine;
+  const met = r.targets.filter((x: R) => x.met).length;
+  return `# Benchmarks
+
+<!-- Generated by \`npm run bench\` (bench/run.ts); do not edit by hand. -->
+
+Latest ${r.mode} run: ${r.started_at} (${r.duration_s} s). Raw figures: \`${jsonPath}\`.
+Load average ${r.load_average_at_start} at the start and ${r.load_average_at_end} at the end of the run; the
+"other procs CPU" figures show how much of the 2 cores other processes took during each measurement.
+
+**Machine:** ${m.cores} cores (${m.cpu_model}), ${m.memory_gib} GiB RAM, ${m.os}, Linux ${m.kernel};
+Node ${m.node}, ${m.duckdb} (@duckdb/node-api ${m.duckdb_node_api}), fastify ${m.fastify}, ${m.wrk}.
+Code: commit ${m.git_commit ?? '?'}${m.git_uncommitted_files ? ` plus ${m.git_uncommitted_files} uncommitted files` : ''}.
+
+## How it is measured
+
+* The real server (\`node --import tsx src/main.ts\`) runs as a child process on 127.0.0.1 with a temp
+  data dir and default settings (DuckDB memory limit ${r.config.memory_limit}).
+* **Ingest:** Debian \`wrk\` (one thread, ${r.config.concurrency} keep-alive connections, Lua body script
+  \`bench/wrk.lua\`) in its own process, ${r.config.ingest_seconds} s per run after ${r.config.warmup_seconds} s of warm-up.
+  ${r.generator.mix}; ${r.generator.batch_requests} distinct batches of ${r.config.batch_size} events
+  (${fmt(r.generator.avg_batch_body_bytes)} B bodies) and ${fmt(r.generator.single_requests)} distinct single events, sent in rotation.
+  Events average ${r.generator.avg_event_bytes_batch} B (300–1,500 B each), generated from the Supabase samples by
+  \`bench/generator.ts\` (seeded: 50 projects with zipf-like traffic, the busiest ${pct(r.generator.top_project_share)}).
+  An acknowledgement is Sawmill's 200 after the group commit is durable.
+  **The machine has ${m.cores} cores and the server, DuckDB's threads and wrk share them** (not pinned); the CPU
+  columns say how much each process used.
+* **HTTP ceiling:** \`bench/bare-server.ts\`, a bare node:http server that reads and \`JSON.parse\`s the same
+  requests and answers 200, measured the same way.
+* **Engine ceiling:** DuckDB bulk-loading the same kind of events, staged as NDJSON exactly as Sawmill stages a
+  commit (same normalisation and column shaping), with the same \`INSERT … FROM read_json\` into the same segment
+  tables, one statement per 250k events, including the final CHECKPOINT. This is also how the stored events for
+  the endpoint runs are loaded (server stopped): ${fmt(r.config.base_events_per_source)} distinct events per
+  source, repeated as time-shifted copies (ids made unique) to reach each level, spread over 14 days in time order.
+* **Endpoints:** at each level the two queried sources (\`cloudflare.logs.prod\`, \`deno-relay-logs\`) each hold that
+  many events. Requests are sequential over keep-alive; uncached = an endpoint with cache off
+  (${r.config.uncached_runs} runs after 2 warm-ups, fewer at 10M), cached = the same query with the cache on
+  (${r.config.cached_runs} runs after one fill). Parameters: the busiest project; logs.all with tier ENTERPRISE,
+  invocation-stats with interval 7day, api-counts with interval daily; the user endpoint ranks paths over 7 days.
+  **Direct DuckDB** runs the translated SQL of the same endpoint on the same file with @duckdb/node-api
+  (read-only, same memory limit), so the overhead column is translation + HTTP + result conversion.
+* Storage is the DuckDB file size after CHECKPOINT over the events stored; raw is the compact NDJSON the senders sent.
+
+## Results
+
+### Ingest
+${markdown(t.ingest)}
+
+### Endpoints
+${markdown(t.endpoints)}
+
+### Storage
+${markdown(t.storage)}
+
+### Memory (server RSS)
+${markdown(t.memory)}
+
+## Targets: ${met} of ${r.targets.length} met
+${markdown(t.targets)}
+
+Findings on the missed targets (profiles and proposals) are in the issue-5 report; re-run with
+\`npm run bench -- --quick --profile\` to get the server's CPU profile summaries.
+
+## Run it
+
+\`\`\`sh
+npm run bench              # full: 1M and 10M events per source, 15-25 minutes
+npm run bench -- --quick   # under 3 minutes, 1M events per source
+npm run bench -- --quick --profile   # the server runs with --cpu-prof; summaries in the JSON
+\`\`\`
+
+The suite needs Debian's \`wrk\`; it installs it with \`apt-get install -y wrk\` when missing (and says so).
+It is never run in CI.
+`;
+}

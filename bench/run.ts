@@ -1,0 +1,714 @@
+/**
+ * Sawmill's benchmark suite (issue 5). `npm run bench` (full) or `npm run bench -- --quick`.
+ *
+ * Measures, against a real server started as a child process on 127.0.0.1 with a temp data dir:
+ * HTTP ingest (wrk in its own process: batches of 100 and single events), endpoint latency
+ * (three built-ins and one user endpoint, uncached and cached), storage per event and RSS; and
+ * in the same run the ceilings: a bare node:http server (HTTP), DuckDB bulk-loading the same
+ * events with read_json into the same tables (engine), and the endpoints' translated SQL run
+ * directly on DuckDB (translation + HTTP overhead).
+ *
+ * Writes a table to stdout, bench/results/<timestamp>-<mode>.json and, for full runs (or with
+ * --docs), docs/benchmarks.md. Never part of CI: nothing here is a timed test.
+ *
+ * Options: --quick, --profile (server runs with --cpu-prof; summaries in the JSON), --perf (perf
+ * record on the server during the measured ingest runs: native time, DuckDB included), --docs,
+ * --no-docs, --keep (keep the temp dir), --seconds=N (ingest run length), --log-level=L.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { cpus, freemem, release, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { translate } from '../src/sql/index.ts';
+import { parseSegmentName, viewName } from '../src/warehouse/duckdb/layout.ts';
+import { duckdbDialect } from '../src/warehouse/duckdb/sql-generator.ts';
+import { duckdbType, fieldTypeFromDuckdb, quoteIdent } from '../src/warehouse/duckdb/types.ts';
+import type { RecordFields } from '../src/warehouse/types.ts';
+import { EventGenerator, SOURCE_OF, type EventKind } from './generator.ts';
+import {
+  closeHttpAgent,
+  cpuSeconds,
+  diffCpu,
+  findPerf,
+  findWrk,
+  httpJson,
+  loadAverage,
+  machineCpu,
+  perfRecord,
+  perfSummary,
+  REPO,
+  RssSampler,
+  rssBytes,
+  runWrk,
+  startChild,
+  summarize,
+  threadCpu,
+  waitForHttp,
+  type Child,
+  type WrkResult,
+} from './lib.ts';
+import { summarizeProfile, type ProfileSummary } from './profile-summary.ts';
+import { fmt, pct, renderMarkdown, renderTable, short } from './report.ts';
+import { stageChunks, type ChunkResult } from './stage.ts';
+
+// ---- options ----
+
+const argv = process.argv.slice(2);
+const flag = (name: string) => argv.includes(`--${name}`);
+const option = (name: string) => argv.find((arg) => arg.startsWith(`--${name}=`))?.split('=')[1];
+const QUICK = flag('quick');
+const PROFILE = flag('profile');
+const PERF = flag('perf');
+const MODE = QUICK ? 'quick' : 'full';
+
+const PLAN = QUICK
+  ? { ingestSeconds: 8, ceilingSeconds: 5, warmupSeconds: 2, basePerSource: 250_000, levels: [1_000_000], uncachedRuns: 15, cachedRuns: 200 }
+  : { ingestSeconds: 20, ceilingSeconds: 10, warmupSeconds: 3, basePerSource: 1_000_000, levels: [1_000_000, 10_000_000], uncachedRuns: 30, cachedRuns: 500 };
+if (option('seconds')) PLAN.ingestSeconds = Number(option('seconds'));
+const CONCURRENCY = 32;
+const BATCH = 100;
+const API_KEY = 'bench-private-key-0123456789abcdef';
+const LOG_LEVEL = option('log-level');
+const MEMORY_LIMIT = '2GB';
+const WINDOW_MS = 14 * 86_400_000;
+/** Share of edge (cloudflare) events in the ingest mix; the rest are function (deno-relay) events. */
+const EDGE_SHARE = 0.6;
+
+const started = new Date();
+const stamp = started.toISOString().replace(/[:.]/g, '-').replace(/-\d+Z$/, 'Z');
+const log = (message: string) => console.log(`[bench +${((Date.now() - started.getTime()) / 1000).toFixed(0).padStart(4)}s] ${message}`);
+
+// ---- the Sawmill server ----
+
+interface Sawmill {
+  child: Child;
+  url: string;
+  dataDir: string;
+  profileDir: string | undefined;
+}
+
+let nextPort = 43000 + Math.floor(Math.random() * 1000);
+
+async function startSawmill(dataDir: string, workDir: string, profileName?: string): Promise<Sawmill> {
+  const port = nextPort++;
+  const profileDir = profileName ? join(workDir, 'profiles', profileName) : undefined;
+  if (profileDir) await mkdir(profileDir, { recursive: true });
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    SAWMILL_DATA_DIR: dataDir,
+    SAWMILL_API_KEY: API_KEY,
+    SAWMILL_MEMORY_LIMIT: MEMORY_LIMIT,
+  };
+  if (LOG_LEVEL) env.SAWMILL_LOG_LEVEL = LOG_LEVEL;
+  const args = [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), '--import', 'tsx', 'src/main.ts'];
+  const child = startChild(process.execPath, args, { env, logFile: join(workDir, 'server.log') });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/health`, child);
+  return { child, url, dataDir, profileDir };
+}
+
+async function stopSawmill(server: Sawmill): Promise<void> {
+  const code = await server.child.stop('SIGTERM');
+  if (code !== 0) throw new Error(`Sawmill exited with ${code}; see server.log`);
+}
+
+const auth = { 'x-api-key': API_KEY };
+
+async function api<T>(server: Sawmill, method: string, path: string, body?: unknown): Promise<T> {
+  const reply = await httpJson(server.url + path, {
+    method,
+    headers: body === undefined ? auth : { ...auth, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (reply.status >= 300) throw new Error(`${method} ${path}: ${reply.status} ${reply.body.slice(0, 500)}`);
+  return (reply.body ? JSON.parse(reply.body) : undefined) as T;
+}
+
+// ---- request files for wrk ----
+
+async function writeRequests(file: string, tokens: Record<string, string>, options: { requests: number; batch: number; seed: number }): Promise<{ events: number; rawBytes: number }> {
+  const now = Date.now();
+  const generator = new EventGenerator({ seed: options.seed, fromMs: now - WINDOW_MS + 3_600_000, toMs: now - 60_000 });
+  const lines: string[] = [];
+  let events = 0;
+  let rawBytes = 0;
+  for (let i = 0; i < options.requests; i++) {
+    // Deterministic mix: request i is edge when its slot in a 10-cycle falls under the share.
+    const kind: EventKind = (i * 7) % 10 < EDGE_SHARE * 10 ? 'edge' : 'relay';
+    const batch = Array.from({ length: options.batch }, () => generator.event(kind));
+    const body = JSON.stringify(options.batch === 1 ? batch[0] : batch);
+    events += options.batch;
+    rawBytes += batch.reduce((sum, event) => sum + Buffer.byteLength(JSON.stringify(event)) + 1, 0);
+    lines.push(`/logs?source=${tokens[SOURCE_OF[kind]]}\t${body}`);
+  }
+  await writeFile(file, `${lines.join('\n')}\n`);
+  return { events, rawBytes };
+}
+
+// ---- ingest measurement ----
+
+export interface IngestFigures {
+  events_per_s: number;
+  requests_per_s: number;
+  p50_ms: number;
+  p90_ms: number;
+  p99_ms: number;
+  max_ms: number;
+  requests: number;
+  events: number;
+  errors: { connect: number; read: number; write: number; status: number; timeout: number };
+  seconds: number;
+  server_cpu_s: number;
+  server_threads_cpu_s: Record<string, number>;
+  generator_cpu_s: number;
+  /** Cores busy with other processes on the machine during the run (not the server, not wrk). */
+  other_cpu_cores: number;
+  rss_peak_bytes: number;
+  perf?: ReturnType<typeof perfSummary>;
+}
+
+async function measureLoad(target: { url: string; pid: number }, requestsFile: string, batch: number, seconds: number, rss?: RssSampler, perfFile?: string): Promise<IngestFigures> {
+  await runWrk({ url: target.url, requestsFile, apiKey: API_KEY, connections: CONCURRENCY, seconds: PLAN.warmupSeconds });
+  rss?.reset();
+  const cpuBefore = cpuSeconds(target.pid);
+  const threadsBefore = threadCpu(target.pid);
+  const machineBefore = machineCpu();
+  const perf = perfFile ? perfRecord(target.pid, Math.max(1, seconds - 1), perfFile) : undefined;
+  const result: WrkResult = await runWrk({ url: target.url, requestsFile, apiKey: API_KEY, connections: CONCURRENCY, seconds });
+  const machineBusy = machineCpu().busy - machineBefore.busy;
+  const cpu = cpuSeconds(target.pid) - cpuBefore;
+  const threads = diffCpu(threadCpu(target.pid), threadsBefore);
+  const perfFigures = perf ? perfSummary(await perf) : undefined;
+  const duration = result.duration_us / 1e6;
+  const ok = result.requests - result.status_errors;
+  return {
+    events_per_s: (ok * batch) / duration,
+    requests_per_s: result.requests / duration,
+    p50_ms: result.p50_us / 1000,
+    p90_ms: result.p90_us / 1000,
+    p99_ms: result.p99_us / 1000,
+    max_ms: result.max_us / 1000,
+    requests: result.requests,
+    events: ok * batch,
+    errors: { connect: result.connect_errors, read: result.read_errors, write: result.write_errors, status: result.status_errors, timeout: result.timeouts },
+    seconds: duration,
+    server_cpu_s: Math.round(cpu * 100) / 100,
+    server_threads_cpu_s: threads,
+    generator_cpu_s: result.generator_cpu_s,
+    other_cpu_cores: Math.max(0, Math.round(((machineBusy - cpu - result.generator_cpu_s) / duration) * 100) / 100),
+    rss_peak_bytes: rss ? rss.peak() : rssBytes(target.pid),
+    ...(perfFigures ? { perf: perfFigures } : {}),
+  };
+}
+
+// ---- warehouse layout and bulk load (the engine ceiling) ----
+
+interface SourceTable {
+  source: string;
+  token: string;
+  view: string;
+  segment: string;
+  fields: RecordFields;
+}
+
+async function openDb(path: string, readOnly = false): Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> {
+  const instance = await DuckDBInstance.create(path, {
+    memory_limit: MEMORY_LIMIT,
+    storage_compatibility_version: 'v1.5.0',
+    ...(readOnly ? { access_mode: 'READ_ONLY' } : {}),
+  });
+  const connection = await instance.connect();
+  await connection.run(`SET TimeZone = 'UTC'`);
+  return { instance, connection };
+}
+
+async function sourceTables(connection: DuckDBConnection, tokens: Record<string, string>, names: string[]): Promise<SourceTable[]> {
+  const tables = (await connection.runAndReadAll(`SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' ORDER BY table_name`)).getRows().map(([name]) => String(name));
+  return Promise.all(
+    names.map(async (source) => {
+      const view = viewName(tokens[source]!);
+      const segment = tables.filter((table) => parseSegmentName(table)?.view === view).at(-1);
+      if (!segment) throw new Error(`no segment table for ${source}`);
+      const shape = await connection.runAndReadAll(`SELECT * FROM ${quoteIdent(segment)} LIMIT 0`);
+      const fields = new Map(shape.columnNames().flatMap((column, i) => (i < 3 ? [] : [[column, fieldTypeFromDuckdb(shape.columnTypes()[i]!)] as const])));
+      return { source, token: tokens[source]!, view, segment, fields };
+    }),
+  );
+}
+
+const sqlString = (text: string) => `'${text.replaceAll("'", "''")}'`;
+
+/**
+ * The statement Sawmill runs per commit (src/warehouse/duckdb/adapter.ts insertFromFileSql), with
+ * the copy's time placement and id suffix: the staged base covers [0, WINDOW) in relative
+ * microseconds; copy j of c lands in [from + j·WINDOW/c, from + (j+1)·WINDOW/c), in time order.
+ */
+function bulkInsertSql(table: SourceTable, file: string, fromMicros: number, copy: number, copies: number): string {
+  const columns = [`'id': 'VARCHAR'`, `'timestamp': 'BIGINT'`, `'event_message': 'VARCHAR'`];
+  for (const [name, type] of table.fields) columns.push(`${sqlString(name)}: ${sqlString(duckdbType(type))}`);
+  const span = Math.floor((WINDOW_MS * 1000) / copies);
+  const ts = `make_timestamp(CAST(${fromMicros + copy * span} + "timestamp" // ${copies} AS BIGINT))::TIMESTAMPTZ`;
+  const id = `left("id", 32) || lpad(printf('%x', ${copy}::INTEGER), 4, '0')`;
+  return (
+    `INSERT INTO ${quoteIdent(table.segment)} BY NAME ` +
+    `SELECT * REPLACE (${ts} AS "timestamp", ${id} AS "id") ` +
+    `FROM read_json(${sqlString(file)}, format = 'newline_delimited', columns = {${columns.join(', ')}}, maximum_object_size = 67108864)`
+  );
+}
+
+// ---- endpoints ----
+
+interface EndpointCase {
+  name: string;
+  kind: 'built-in' | 'user';
+  params: Record<string, string>;
+}
+
+const USER_ENDPOINT_QUERY = `select req.path as path, count(*) as requests,
+  countif(resp.status_code >= 500) as server_errors,
+  approx_quantiles(resp.origin_time, 100)[offset(99)] as p99_origin_ms
+from \`cloudflare.logs.prod\` as t
+cross join unnest(t.metadata) as m
+cross join unnest(m.request) as req
+cross join unnest(m.response) as resp
+where t.project = @project
+  and t.timestamp > timestamp_sub(current_timestamp(), interval 7 day)
+group by path
+order by requests desc
+limit 20`;
+
+interface EndpointFigures {
+  level: number;
+  name: string;
+  kind: string;
+  params: Record<string, string>;
+  rows: number;
+  uncached: ReturnType<typeof summarize>;
+  cached: ReturnType<typeof summarize>;
+  direct: ReturnType<typeof summarize>;
+  direct_rows: number;
+  /** (uncached p50 - direct p50) / direct p50 */
+  overhead: number;
+}
+
+async function timeHttp(url: string, runs: number): Promise<{ samples: number[]; rows: number }> {
+  const samples: number[] = [];
+  let rows = 0;
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    const reply = await httpJson(url, { headers: auth });
+    samples.push(performance.now() - t0);
+    if (reply.status !== 200) throw new Error(`${url}: ${reply.status} ${reply.body.slice(0, 300)}`);
+    rows = (JSON.parse(reply.body) as { result: unknown[] }).result.length;
+  }
+  return { samples, rows };
+}
+
+// ---- machine ----
+
+async function machine(): Promise<Record<string, unknown>> {
+  const { instance, connection } = await openDb(':memory:');
+  const duckdb = String((await connection.runAndReadAll('SELECT version()')).getRows()[0]![0]);
+  connection.closeSync();
+  instance.closeSync();
+  const pkg = (name: string) => JSON.parse(spawnSync('cat', [join(REPO, 'node_modules', name, 'package.json')], { encoding: 'utf8' }).stdout || '{}').version as string | undefined;
+  const os = existsSync('/etc/os-release') ? /PRETTY_NAME="([^"]+)"/.exec(await readFile('/etc/os-release', 'utf8'))?.[1] : undefined;
+  const wrk = spawnSync('wrk', ['--version'], { encoding: 'utf8' });
+  return {
+    cpu_model: cpus()[0]?.model,
+    cores: cpus().length,
+    memory_gib: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    free_memory_gib: Math.round((freemem() / 2 ** 30) * 10) / 10,
+    os,
+    kernel: release(),
+    node: process.version,
+    duckdb,
+    duckdb_node_api: pkg('@duckdb/node-api'),
+    fastify: pkg('fastify'),
+    wrk: (wrk.stdout || wrk.stderr).split('\n')[0]?.trim(),
+    git_commit: spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO, encoding: 'utf8' }).stdout.trim() || undefined,
+    git_uncommitted_files: spawnSync('git', ['status', '--porcelain'], { cwd: REPO, encoding: 'utf8' }).stdout.split('\n').filter(Boolean).length,
+  };
+}
+
+function ensurePerf(): void {
+  if (!PERF) return;
+  if (!findPerf()) throw new Error('--perf needs perf (Debian: apt-get install -y linux-perf)');
+}
+
+function ensureWrk(): string {
+  const found = findWrk();
+  if (found) {
+    log(`load generator: wrk found at ${found}`);
+    return found;
+  }
+  log('load generator: wrk not found; installing Debian wrk with apt-get install -y wrk');
+  const install = spawnSync('sh', ['-c', 'apt-get install -y wrk || (apt-get update && apt-get install -y wrk)'], { stdio: 'inherit' });
+  const after = findWrk();
+  if (install.status !== 0 || !after) throw new Error('wrk is needed (Debian: apt-get install -y wrk) and could not be installed');
+  log(`load generator: installed wrk at ${after}`);
+  return after;
+}
+
+// ---- the run ----
+
+async function main(): Promise<void> {
+  ensureWrk();
+  ensurePerf();
+  const load = loadAverage();
+  if (load > 0.5) log(`WARNING: the machine is not idle (load average ${load}); other processes will show in the figures (see the other-CPU columns)`);
+  const workDir = await mkdtemp(join(tmpdir(), 'sawmill-bench-'));
+  log(`mode ${MODE}; work dir ${workDir}`);
+  const result: Record<string, unknown> = { version: 1, mode: MODE, profiled: PROFILE || PERF, started_at: started.toISOString(), load_average_at_start: load };
+  result.machine = await machine();
+  result.config = {
+    concurrency: CONCURRENCY,
+    batch_size: BATCH,
+    ingest_seconds: PLAN.ingestSeconds,
+    ceiling_seconds: PLAN.ceilingSeconds,
+    warmup_seconds: PLAN.warmupSeconds,
+    load_generator: 'wrk -t1 (one thread), separate process, same 2 cores as the server (not pinned)',
+    server: 'node --import tsx src/main.ts, defaults except PORT/HOST/SAWMILL_DATA_DIR/SAWMILL_API_KEY' + (LOG_LEVEL ? `/SAWMILL_LOG_LEVEL=${LOG_LEVEL}` : ''),
+    memory_limit: MEMORY_LIMIT,
+    levels: PLAN.levels,
+    base_events_per_source: PLAN.basePerSource,
+    uncached_runs: PLAN.uncachedRuns,
+    cached_runs: PLAN.cachedRuns,
+  };
+  const profiles: Record<string, ProfileSummary> = {};
+
+  try {
+    // ---------- 1. ingest: a fresh server, the bare HTTP ceiling, then Sawmill ----------
+    const ingestDir = join(workDir, 'ingest-data');
+    let server = await startSawmill(ingestDir, workDir, PROFILE ? 'ingest' : undefined);
+    await sleep(3000);
+    const idleFresh = rssBytes(server.child.pid);
+    log(`Sawmill up (pid ${server.child.pid}), idle RSS ${(idleFresh / 2 ** 20).toFixed(0)} MB`);
+    const sources = await api<Array<{ name: string; token: string }>>(server, 'GET', '/api/sources');
+    const tokens = Object.fromEntries(sources.map((source) => [source.name, source.token]));
+
+    const batchFile = join(workDir, 'requests-batch.txt');
+    const singleFile = join(workDir, 'requests-single.txt');
+    const batchInfo = await writeRequests(batchFile, tokens, { requests: 400, batch: BATCH, seed: 101 });
+    const singleInfo = await writeRequests(singleFile, tokens, { requests: 20_000, batch: 1, seed: 202 });
+    result.generator = {
+      batch_requests: 400,
+      single_requests: 20_000,
+      avg_event_bytes_batch: Math.round(batchInfo.rawBytes / batchInfo.events),
+      avg_event_bytes_single: Math.round(singleInfo.rawBytes / singleInfo.events),
+      avg_batch_body_bytes: Math.round(batchInfo.rawBytes / 400),
+      mix: `${EDGE_SHARE * 100}% cloudflare.logs.prod, ${100 - EDGE_SHARE * 100}% deno-relay-logs`,
+      top_project_share: new EventGenerator({ seed: 1, fromMs: 0, toMs: 1 }).topProject().share,
+    };
+
+    log('HTTP ceiling: bare node:http server');
+    const bare = startChild(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts', String(nextPort)], { logFile: join(workDir, 'bare.log') });
+    const bareUrl = `http://127.0.0.1:${nextPort++}`;
+    await waitForHttp(bareUrl, bare);
+    const bareBatch = await measureLoad({ url: bareUrl, pid: bare.pid }, batchFile, BATCH, PLAN.ceilingSeconds);
+    const bareSingle = await measureLoad({ url: bareUrl, pid: bare.pid }, singleFile, 1, PLAN.ceilingSeconds);
+    await bare.stop();
+    result.http_ceiling = { batch: bareBatch, single: bareSingle };
+    log(`  batch ${fmt(bareBatch.events_per_s)} ev/s, single ${fmt(bareSingle.requests_per_s)} req/s`);
+
+    log(`Sawmill ingest: batches of ${BATCH}, c${CONCURRENCY}, ${PLAN.ingestSeconds}s`);
+    const rss = new RssSampler(server.child.pid);
+    const batchIngest = await measureLoad({ url: server.url, pid: server.child.pid }, batchFile, BATCH, PLAN.ingestSeconds, rss, PERF ? join(workDir, 'perf-batch.data') : undefined);
+    log(`  ${fmt(batchIngest.events_per_s)} ev/s, p50 ${batchIngest.p50_ms.toFixed(1)} ms, p99 ${batchIngest.p99_ms.toFixed(1)} ms, non-2xx ${batchIngest.errors.status}`);
+    log(`Sawmill ingest: single events, c${CONCURRENCY}, ${PLAN.ingestSeconds}s`);
+    const singleIngest = await measureLoad({ url: server.url, pid: server.child.pid }, singleFile, 1, PLAN.ingestSeconds, rss, PERF ? join(workDir, 'perf-single.data') : undefined);
+    log(`  ${fmt(singleIngest.requests_per_s)} req/s, p50 ${singleIngest.p50_ms.toFixed(1)} ms, p99 ${singleIngest.p99_ms.toFixed(1)} ms, non-2xx ${singleIngest.errors.status}`);
+    rss.stop();
+    result.ingest = { batch: batchIngest, single: singleIngest };
+    await stopSawmill(server);
+    if (server.profileDir) profiles.ingest = await summarizeDir(server.profileDir);
+
+    // Storage after HTTP ingest (incremental commits), from the file itself.
+    const ingestStorage = await storageOf(join(ingestDir, 'sawmill.duckdb'), tokens, [SOURCE_OF.edge, SOURCE_OF.relay]);
+    const rawPerEvent = (batchInfo.rawBytes / batchInfo.events) * (batchIngest.events / (batchIngest.events + singleIngest.events)) + (singleInfo.rawBytes / singleInfo.events) * (singleIngest.events / (batchIngest.events + singleIngest.events));
+    const ingestStorageFigures = { ...ingestStorage, raw_bytes_per_event: rawPerEvent, ratio: rawPerEvent / ingestStorage.bytes_per_event };
+    log(`storage after HTTP ingest: ${ingestStorage.events} events, ${ingestStorage.bytes_per_event.toFixed(1)} B/event vs raw ${rawPerEvent.toFixed(0)} B (${ingestStorageFigures.ratio.toFixed(1)}x)`);
+    await rm(ingestDir, { recursive: true, force: true });
+
+    // ---------- 2. stored events: a fresh provisioned data dir, bulk-loaded per level ----------
+    const queryDir = join(workDir, 'query-data');
+    const snapshot = join(workDir, 'query-snapshot');
+    server = await startSawmill(queryDir, workDir);
+    const qTokens = Object.fromEntries((await api<Array<{ name: string; token: string }>>(server, 'GET', '/api/sources')).map((source) => [source.name, source.token]));
+    const builtins = await api<Array<{ name: string; query: string }>>(server, 'GET', '/api/endpoints');
+    await stopSawmill(server);
+    await cp(queryDir, snapshot, { recursive: true });
+
+    const sourceNames = [SOURCE_OF.edge, SOURCE_OF.relay];
+    let tables: SourceTable[];
+    {
+      const { instance, connection } = await openDb(join(queryDir, 'sawmill.duckdb'));
+      tables = await sourceTables(connection, qTokens, sourceNames);
+      connection.closeSync();
+      instance.closeSync();
+    }
+    log(`staging ${fmt(PLAN.basePerSource)} distinct events per source (normalised and shaped as Sawmill stages them)`);
+    const stageStart = performance.now();
+    const chunkSize = 250_000;
+    const jobs = tables.flatMap((table, t) =>
+      Array.from({ length: Math.ceil(PLAN.basePerSource / chunkSize) }, (_, c) => ({
+        kind: (table.source === SOURCE_OF.edge ? 'edge' : 'relay') as EventKind,
+        start: c * chunkSize,
+        count: Math.min(chunkSize, PLAN.basePerSource - c * chunkSize),
+        total: PLAN.basePerSource,
+        fromMs: 0,
+        toMs: WINDOW_MS,
+        seed: 1000 + t * 7919,
+        fields: table.fields,
+        file: join(workDir, `stage-${t}-${c}.ndjson`),
+      })),
+    );
+    const staged = await stageChunks(jobs);
+    const stagedBy = (table: SourceTable) => staged.filter((_, i) => jobs[i]!.kind === (table.source === SOURCE_OF.edge ? 'edge' : 'relay'));
+    log(`  staged in ${((performance.now() - stageStart) / 1000).toFixed(1)} s`);
+    const topProject = new EventGenerator({ seed: 1, fromMs: 0, toMs: 1 }).topProject();
+
+    const levels: Array<Record<string, unknown>> = [];
+    const endpointFigures: EndpointFigures[] = [];
+    const idleLoaded: Record<string, number> = {};
+    const queryRss: Record<string, number> = {};
+    const background: Record<string, number> = {};
+    for (const [levelIndex, level] of PLAN.levels.entries()) {
+      const copies = Math.max(1, Math.round(level / PLAN.basePerSource));
+      await rm(queryDir, { recursive: true, force: true });
+      await cp(snapshot, queryDir, { recursive: true });
+
+      // Engine ceiling: the same events, the same tables, read_json in bulk, including the final CHECKPOINT.
+      log(`level ${fmt(level)} per source: bulk load with read_json (${copies} time-shifted cop${copies === 1 ? 'y' : 'ies'} of the staged base)`);
+      const dbPath = join(queryDir, 'sawmill.duckdb');
+      const { instance, connection } = await openDb(dbPath);
+      const fromMicros = (Date.now() - WINDOW_MS) * 1000;
+      const t0 = performance.now();
+      let loaded = 0;
+      for (const table of tables) {
+        for (let copy = 0; copy < copies; copy++) {
+          for (const chunk of stagedBy(table)) {
+            await connection.run(bulkInsertSql(table, chunk.file, fromMicros, copy, copies));
+            loaded += chunk.events;
+          }
+        }
+      }
+      await connection.run('CHECKPOINT');
+      const loadSeconds = (performance.now() - t0) / 1000;
+      connection.closeSync();
+      instance.closeSync();
+      const rawBytes = sourceNames.reduce((sum, name) => sum + stagedBy(tables.find((t) => t.source === name)!).reduce((s, c: ChunkResult) => s + c.rawBytes, 0) * copies, 0);
+      const storage = await storageOf(dbPath, qTokens, sourceNames);
+      const levelFigures = {
+        level,
+        events_loaded: loaded,
+        load_seconds: loadSeconds,
+        load_events_per_s: loaded / loadSeconds,
+        storage: { ...storage, raw_bytes_per_event: rawBytes / loaded, ratio: rawBytes / loaded / storage.bytes_per_event },
+      };
+      levels.push(levelFigures);
+      log(`  ${fmt(loaded)} events in ${loadSeconds.toFixed(1)} s = ${fmt(loaded / loadSeconds)} ev/s; ${storage.bytes_per_event.toFixed(1)} B/event (raw ${(rawBytes / loaded).toFixed(0)} B, ${levelFigures.storage.ratio.toFixed(1)}x)`);
+
+      // Direct DuckDB reads a byte copy of the loaded file (the server holds a lock on its own),
+      // opened read-only in this process; HTTP and direct runs alternate so that whatever else the
+      // machine does at the time weighs on both alike.
+      const directPath = join(workDir, 'direct.duckdb');
+      await cp(dbPath, directPath);
+      const direct = await openDb(directPath, true);
+      const resolveTable = (name: string) => (qTokens[name] ? quoteIdent(viewName(qTokens[name]!)) : undefined);
+
+      // Endpoints over HTTP and directly.
+      server = await startSawmill(queryDir, workDir, PROFILE && levelIndex === 0 ? 'queries' : undefined);
+      await sleep(2000);
+      idleLoaded[String(level)] = rssBytes(server.child.pid);
+      log(`  Sawmill up with ${fmt(level)} events per source, idle RSS ${(idleLoaded[String(level)]! / 2 ** 20).toFixed(0)} MB`);
+      const cases: EndpointCase[] = [
+        { name: 'logs.all', kind: 'built-in', params: { project: topProject.ref, project_tier: 'ENTERPRISE' } },
+        { name: 'functions.invocation-stats', kind: 'built-in', params: { project: topProject.ref, interval: '7day' } },
+        { name: 'usage.api-counts', kind: 'built-in', params: { project: topProject.ref, interval: 'daily' } },
+        { name: 'user.paths-by-volume', kind: 'user', params: { project: topProject.ref } },
+      ];
+      // Each case runs under two names: cache off (uncached) and cache on (cached). Built-ins keep their own settings for one of them.
+      const queryOf = (name: string) => (name === 'user.paths-by-volume' ? USER_ENDPOINT_QUERY : builtins.find((b) => b.name === name)!.query);
+      const names: Record<string, { uncached: string; cached: string }> = {};
+      for (const c of cases) {
+        const builtin = builtins.find((b) => b.name === c.name) as { cache_duration_seconds?: number } | undefined;
+        const builtinCached = (builtin?.cache_duration_seconds ?? 0) > 0;
+        const uncached = builtin && !builtinCached ? c.name : `bench.${c.name}.uncached`;
+        const cached = builtin && builtinCached ? c.name : `bench.${c.name}.cached`;
+        if (uncached !== c.name) await api(server, 'POST', '/api/endpoints', { name: uncached, query: queryOf(c.name), cache_duration_seconds: 0 });
+        if (cached !== c.name) await api(server, 'POST', '/api/endpoints', { name: cached, query: queryOf(c.name), cache_duration_seconds: 900, proactive_requerying_seconds: 0 });
+        names[c.name] = { uncached, cached };
+      }
+      const qrss = new RssSampler(server.child.pid);
+      const queryMachine0 = machineCpu();
+      const queryServer0 = cpuSeconds(server.child.pid);
+      const querySelf0 = cpuSeconds(process.pid);
+      const queryT0 = performance.now();
+      const uncachedRuns = level >= 10_000_000 ? Math.max(10, Math.floor(PLAN.uncachedRuns / 2)) : PLAN.uncachedRuns;
+      for (const c of cases) {
+        const qs = new URLSearchParams(c.params).toString();
+        const uncachedUrl = `${server.url}/api/endpoints/query/${encodeURIComponent(names[c.name]!.uncached)}?${qs}`;
+        const cachedUrl = `${server.url}/api/endpoints/query/${encodeURIComponent(names[c.name]!.cached)}?${qs}`;
+        const translation = translate(queryOf(c.name), duckdbDialect, { resolveTable });
+        const params = Object.fromEntries(translation.parameters.map((name) => [name, c.params[name] ?? null]));
+        const runDirect = async () => {
+          const t1 = performance.now();
+          const reader = await direct.connection.runAndReadAll(translation.sql, params);
+          return { ms: performance.now() - t1, rows: reader.currentRowCount };
+        };
+        // Two warm-ups each, then alternate.
+        await timeHttp(uncachedUrl, 2);
+        await runDirect();
+        await runDirect();
+        const httpSamples: number[] = [];
+        const directSamples: number[] = [];
+        let rows = 0;
+        let directRows = 0;
+        for (let i = 0; i < uncachedRuns; i++) {
+          const first = i % 2 === 0;
+          if (!first) {
+            const d = await runDirect();
+            directSamples.push(d.ms);
+            directRows = d.rows;
+          }
+          const h = await timeHttp(uncachedUrl, 1);
+          httpSamples.push(h.samples[0]!);
+          rows = h.rows;
+          if (first) {
+            const d = await runDirect();
+            directSamples.push(d.ms);
+            directRows = d.rows;
+          }
+        }
+        await timeHttp(cachedUrl, 1);
+        const cached = await timeHttp(cachedUrl, PLAN.cachedRuns);
+        const uncached = summarize(httpSamples);
+        const directSummary = summarize(directSamples);
+        endpointFigures.push({
+          level,
+          name: c.name,
+          kind: c.kind,
+          params: c.params,
+          rows,
+          uncached,
+          cached: summarize(cached.samples),
+          direct: directSummary,
+          direct_rows: directRows,
+          overhead: (uncached.p50 - directSummary.p50) / directSummary.p50,
+        });
+        log(`  ${c.name}: uncached p50 ${uncached.p50.toFixed(1)} ms p99 ${uncached.p99.toFixed(1)} ms (${rows} rows); direct p50 ${directSummary.p50.toFixed(1)} ms (${directRows} rows); cached p99 ${summarize(cached.samples).p99.toFixed(2)} ms`);
+        if (rows === 0) log(`  WARNING: ${c.name} returned no rows`);
+        if (rows !== directRows) log(`  WARNING: ${c.name} returned ${rows} rows over HTTP and ${directRows} directly`);
+      }
+      queryRss[String(level)] = qrss.peak();
+      const querySeconds = (performance.now() - queryT0) / 1000;
+      const serverQueryCpu = cpuSeconds(server.child.pid) - queryServer0;
+      // The bench process runs the HTTP client and the direct queries: count it as ours, not as background.
+      background[`queries_${level}`] = Math.max(0, (machineCpu().busy - queryMachine0.busy - serverQueryCpu - (cpuSeconds(process.pid) - querySelf0)) / querySeconds);
+      qrss.stop();
+      await stopSawmill(server);
+      if (server.profileDir) profiles.queries = await summarizeDir(server.profileDir);
+      direct.connection.closeSync();
+      direct.instance.closeSync();
+      await rm(directPath, { force: true });
+    }
+    result.engine_ceiling_and_storage = levels;
+    result.endpoints = endpointFigures;
+    result.storage_http_ingest = ingestStorageFigures;
+    result.other_cpu_cores_during_queries = Object.fromEntries(Object.entries(background).map(([k, v]) => [k, Math.round(v * 100) / 100]));
+    result.load_average_at_end = loadAverage();
+    result.rss = { idle_fresh_bytes: idleFresh, during_ingest_bytes: Math.max(batchIngest.rss_peak_bytes, singleIngest.rss_peak_bytes), idle_loaded_bytes: idleLoaded, during_queries_bytes: queryRss };
+    if (PROFILE) result.profiles = profiles;
+    result.targets = targets(result);
+    result.duration_s = Math.round((Date.now() - started.getTime()) / 1000);
+
+    // ---------- output ----------
+    const resultsDir = join(REPO, 'bench/results');
+    await mkdir(resultsDir, { recursive: true });
+    const jsonPath = join(resultsDir, `${stamp}-${MODE}${PROFILE ? '-profiled' : ''}.json`);
+    await writeFile(jsonPath, `${JSON.stringify(result, null, 2)}\n`);
+    console.log(`\n${renderTable(result)}`);
+    if (PROFILE) for (const [name, summary] of Object.entries(profiles)) console.log(`\nCPU profile (${name}), top self time:\n${summary.text}`);
+    const writeDocs = flag('docs') || (!QUICK && !PROFILE && !flag('no-docs'));
+    if (writeDocs) {
+      await writeFile(join(REPO, 'docs/benchmarks.md'), renderMarkdown(result, jsonPath.slice(REPO.length + 1)));
+      log('docs/benchmarks.md regenerated');
+    }
+    log(`results: ${jsonPath} (${result.duration_s} s)`);
+  } finally {
+    closeHttpAgent();
+    if (!flag('keep')) await rm(workDir, { recursive: true, force: true });
+    else log(`kept ${workDir}`);
+  }
+}
+
+async function summarizeDir(dir: string): Promise<ProfileSummary> {
+  const files = (await readdir(dir)).filter((file) => file.endsWith('.cpuprofile'));
+  if (files.length === 0) throw new Error(`no .cpuprofile in ${dir}`);
+  const profile = join(dir, files[0]!);
+  const kept = join(REPO, 'bench/results', `${stamp}-${files[0]!.replace(/^CPU\./, '').replace(/\.\d+\.\d+\.cpuprofile$/, '')}-${dir.split('/').pop()}.cpuprofile`);
+  await cp(profile, kept);
+  return { ...(await summarizeProfile(profile, 25)), file: kept.slice(REPO.length + 1) };
+}
+
+async function storageOf(dbPath: string, tokens: Record<string, string>, names: string[]): Promise<{ bytes: number; events: number; bytes_per_event: number; wal_bytes: number }> {
+  const { instance, connection } = await openDb(dbPath, true);
+  let events = 0;
+  for (const name of names) events += Number((await connection.runAndReadAll(`SELECT count(*) FROM ${quoteIdent(viewName(tokens[name]!))}`)).getRows()[0]![0]);
+  connection.closeSync();
+  instance.closeSync();
+  const bytes = (await stat(dbPath)).size;
+  const wal = existsSync(`${dbPath}.wal`) ? (await stat(`${dbPath}.wal`)).size : 0;
+  return { bytes, events, bytes_per_event: bytes / events, wal_bytes: wal };
+}
+
+export interface Target {
+  name: string;
+  target: string;
+  value: string;
+  met: boolean;
+}
+
+function targets(r: Record<string, any>): Target[] {
+  const out: Target[] = [];
+  const add = (name: string, target: string, value: string, met: boolean) => out.push({ name, target, value, met });
+  const bi = r.ingest.batch as IngestFigures;
+  const si = r.ingest.single as IngestFigures;
+  const engine = (r.engine_ceiling_and_storage as Array<{ level: number; load_events_per_s: number; storage: { ratio: number } }>)[0]!;
+  add('batched ingest events/s', '>= 100,000', fmt(bi.events_per_s), bi.events_per_s >= 100_000);
+  add('batched ingest vs read_json bulk ceiling', '>= 50%', pct(bi.events_per_s / engine.load_events_per_s), bi.events_per_s / engine.load_events_per_s >= 0.5);
+  add('batched ingest ack p99', '< 50 ms', `${bi.p99_ms.toFixed(1)} ms`, bi.p99_ms < 50);
+  add('single-event requests/s', '>= 10,000', fmt(si.requests_per_s), si.requests_per_s >= 10_000);
+  const bareSingle = r.http_ceiling.single as IngestFigures;
+  add('single-event vs bare HTTP ceiling', '>= 50%', pct(si.requests_per_s / bareSingle.requests_per_s), si.requests_per_s / bareSingle.requests_per_s >= 0.5);
+  for (const e of r.endpoints as EndpointFigures[]) {
+    const limit = e.level >= 10_000_000 ? 300 : 50;
+    add(`${e.name} uncached p50 @${short(e.level)}`, `< ${limit} ms`, `${e.uncached.p50.toFixed(1)} ms`, e.uncached.p50 < limit);
+    add(`${e.name} overhead over direct DuckDB @${short(e.level)}`, '< 10%', pct(e.overhead), e.overhead < 0.1);
+    add(`${e.name} cached p99 @${short(e.level)}`, '< 5 ms', `${e.cached.p99.toFixed(2)} ms`, e.cached.p99 < 5);
+  }
+  const s = r.storage_http_ingest as { ratio: number };
+  add('storage vs raw NDJSON (HTTP-ingested)', '>= 5x smaller', `${s.ratio.toFixed(1)}x`, s.ratio >= 5);
+  add(`storage vs raw NDJSON (bulk @${short(engine.level)})`, '>= 5x smaller', `${engine.storage.ratio.toFixed(1)}x`, engine.storage.ratio >= 5);
+  const idle = r.rss.idle_fresh_bytes as number;
+  add('idle RSS, fresh start', '< 150 MB', `${(idle / 2 ** 20).toFixed(0)} MB`, idle < 150 * 2 ** 20);
+  for (const [level, bytes] of Object.entries(r.rss.idle_loaded_bytes as Record<string, number>)) {
+    add(`idle RSS, restarted @${short(Number(level))}`, '< 150 MB', `${(bytes / 2 ** 20).toFixed(0)} MB`, bytes < 150 * 2 ** 20);
+  }
+  return out;
+}
+
+// Exit explicitly: DuckDB's native threads or a lingering keep-alive socket must not hold the run open.
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

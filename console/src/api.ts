@@ -1,0 +1,121 @@
+/**
+ * The console's only way to the service. The key lives in sessionStorage: it is gone when the
+ * tab closes and is never written anywhere else.
+ */
+
+const KEY_STORAGE = 'sawmill.key';
+
+export const storedKey = () => sessionStorage.getItem(KEY_STORAGE);
+export const storeKey = (key: string) => sessionStorage.setItem(KEY_STORAGE, key);
+export const forgetKey = () => sessionStorage.removeItem(KEY_STORAGE);
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The service's own words for an error, whichever of its shapes the reply uses. */
+function messageOf(status: number, body: unknown): string {
+  if (body && typeof body === 'object') {
+    const { error, errors } = body as { error?: unknown; errors?: Record<string, string[]> };
+    if (error && typeof error === 'object' && 'message' in error) return String((error as { message: unknown }).message);
+    if (typeof error === 'string') return error;
+    if (errors) return Object.entries(errors).map(([field, messages]) => `${field}: ${messages.join(', ')}`).join('; ');
+  }
+  return `request failed (HTTP ${status})`;
+}
+
+function headers(key: string | null, json: boolean): Record<string, string> {
+  return { ...(key ? { 'x-api-key': key } : {}), ...(json ? { 'content-type': 'application/json' } : {}) };
+}
+
+export async function api<T>(method: string, path: string, body?: unknown, key = storedKey()): Promise<T> {
+  const response = await fetch(path, { method, headers: headers(key, body !== undefined), body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = text;
+  }
+  if (!response.ok) throw new ApiError(response.status, messageOf(response.status, parsed));
+  return parsed as T;
+}
+
+export const query = (params: Record<string, string | number | undefined>) => {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== '') search.set(name, String(value));
+  const text = search.toString();
+  return text ? `?${text}` : '';
+};
+
+/**
+ * Follow a server-sent-event stream with fetch rather than EventSource, so the key travels in a
+ * header (EventSource cannot send one) and the stream stops when `signal` aborts.
+ */
+export async function followEvents(path: string, signal: AbortSignal, onEvent: (event: string, data: string) => void): Promise<void> {
+  const response = await fetch(path, { headers: { ...headers(storedKey(), false), accept: 'text/event-stream' }, signal });
+  if (!response.ok || !response.body) {
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // kept as text
+    }
+    throw new ApiError(response.status, messageOf(response.status, parsed));
+  }
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value;
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) !== -1) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let event = 'message';
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event:')) event = line.slice(6).trim();
+        else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+      }
+      if (data.length > 0) onEvent(event, data.join('\n'));
+    }
+  }
+}
+
+export interface KeyInfo {
+  scopes: string[];
+  manage: boolean;
+}
+
+export interface SourceStats {
+  id: number;
+  token: string;
+  name: string;
+  description: string | null;
+  events: number;
+  last_event: number | null;
+  events_last_minute: number;
+}
+
+export interface Endpoint {
+  id: number;
+  token: string;
+  name: string;
+  description: string | null;
+  query: string;
+  sandboxable: boolean;
+  cache_duration_seconds: number;
+  proactive_requerying_seconds: number;
+  max_limit: number;
+  enable_auth: boolean;
+}
+
+export type LogEvent = Record<string, unknown> & { id: string; timestamp: number; event_message: string };

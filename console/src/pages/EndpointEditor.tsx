@@ -1,0 +1,277 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { api, query, type Endpoint } from '../api.ts';
+import { TimeSeriesChart } from '../components/charts.tsx';
+import { CopyField, ErrorBox } from '../components/common.tsx';
+import { SqlEditor } from '../components/SqlEditor.tsx';
+import { cellText, timeText, timeValue } from '../format.ts';
+import { useSources } from './SourceList.tsx';
+import { endpointUrl } from './EndpointList.tsx';
+
+type Draft = Omit<Endpoint, 'id' | 'token'>;
+
+const NEW_ENDPOINT: Draft = {
+  name: '',
+  description: null,
+  query: "select timestamp, event_message\nfrom `my.source`\nwhere event_message like concat('%', @search, '%')\norder by timestamp desc\nlimit 100",
+  sandboxable: false,
+  cache_duration_seconds: 0,
+  proactive_requerying_seconds: 0,
+  max_limit: 1000,
+  enable_auth: true,
+};
+
+const MAX_SHOWN_ROWS = 500;
+
+/** The `@name` parameters a query uses, ignoring strings, quoted names and comments. */
+export function parametersOf(sql: string): string[] {
+  const code = sql
+    .replace(/--[^\n]*|#[^\n]*|\/\*[\s\S]*?\*\//g, ' ')
+    .replace(/'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`[^`]*`/g, ' ');
+  return [...new Set([...code.matchAll(/(?<!@)@([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1]!))];
+}
+
+/** Columns whose every value is a time (TIMESTAMP microseconds or a DATETIME string). */
+function timeColumns(rows: Array<Record<string, unknown>>): string[] {
+  if (rows.length === 0) return [];
+  return Object.keys(rows[0]!).filter((name) => rows.every((row) => row[name] === null || timeValue(row[name]) !== undefined) && rows.some((row) => row[name] !== null));
+}
+
+/** A time column and the numeric columns to draw over it, when the rows have them. */
+function chartable(rows: Array<Record<string, unknown>>) {
+  if (rows.length < 2) return null;
+  const columns = Object.keys(rows[0]!);
+  const timeColumn = timeColumns(rows)[0];
+  if (!timeColumn) return null;
+  const numeric = columns.filter((name) => name !== timeColumn && rows.every((row) => row[name] === null || typeof row[name] === 'number'));
+  if (numeric.length === 0) return null;
+  return {
+    times: rows.map((row) => timeValue(row[timeColumn]) ?? 0),
+    series: numeric.slice(0, 6).map((name) => ({ name, values: rows.map((row) => row[name] as number | null) })),
+  };
+}
+
+export function EndpointEditor({ token: routeToken, canManage }: { token: string; canManage: boolean }) {
+  const isNew = routeToken === 'new';
+  const [token, setToken] = useState<string | null>(isNew ? null : routeToken);
+  const [draft, setDraft] = useState<Draft | null>(isNew ? NEW_ENDPOINT : null);
+  const [dirty, setDirty] = useState(isNew);
+  const [params, setParams] = useState<Record<string, string>>({});
+  const [extraParams, setExtraParams] = useState('');
+  const [rows, setRows] = useState<Array<Record<string, unknown>> | null>(null);
+  const [took, setTook] = useState<number | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const { sources } = useSources();
+
+  useEffect(() => {
+    if (isNew || !canManage) return;
+    api<Endpoint>('GET', `/api/endpoints/${routeToken}`).then(
+      ({ id: _id, token: _token, ...endpoint }) => setDraft(endpoint),
+      (caught: Error) => setError(caught.message),
+    );
+  }, [routeToken]);
+
+  const names = useMemo(() => (draft ? parametersOf(draft.query) : []), [draft?.query]);
+  const tables = useMemo(() => sources?.map((source) => source.name) ?? [], [sources?.map((source) => source.name).join('\n')]);
+
+  const update = <K extends keyof Draft>(field: K, value: Draft[K]) => {
+    setDraft((current) => (current ? { ...current, [field]: value } : current));
+    setDirty(true);
+    setNotice(null);
+  };
+
+  /** Create or update; returns the token to run, or null when saving failed. */
+  const save = async (): Promise<string | null> => {
+    if (!draft) return token;
+    setBusy(true);
+    setError(null);
+    try {
+      if (token === null) {
+        const created = await api<Endpoint>('POST', '/api/endpoints', draft);
+        setToken(created.token);
+        // Stay on this page (and keep its state): the address becomes the endpoint's own.
+        window.history.replaceState(null, '', `#/endpoints/${created.token}`);
+        setDirty(false);
+        setNotice('Created.');
+        return created.token;
+      }
+      await api('PATCH', `/api/endpoints/${token}`, draft);
+      setDirty(false);
+      setNotice('Saved.');
+      return token;
+    } catch (caught) {
+      setError((caught as Error).message);
+      return null;
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const requestParams = (): Record<string, string> => {
+    const values: Record<string, string> = {};
+    for (const name of names) if (params[name] !== undefined && params[name] !== '') values[name] = params[name]!;
+    for (const pair of extraParams.split(/\s+/).filter(Boolean)) {
+      const equals = pair.indexOf('=');
+      if (equals > 0) values[pair.slice(0, equals)] = pair.slice(equals + 1);
+    }
+    return values;
+  };
+
+  const run = async () => {
+    const target = canManage && (dirty || token === null) ? await save() : (token ?? routeToken);
+    if (!target) return;
+    setBusy(true);
+    setError(null);
+    const started = performance.now();
+    try {
+      const { result } = await api<{ result: Array<Record<string, unknown>> }>('GET', `/api/endpoints/query/${encodeURIComponent(target)}${query(requestParams())}`);
+      setRows(result);
+      setTook(Math.round(performance.now() - started));
+    } catch (caught) {
+      setError((caught as Error).message);
+      setRows(null);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const remove = async () => {
+    if (!token || !window.confirm(`Delete endpoint ${draft?.name}?`)) return;
+    try {
+      await api('DELETE', `/api/endpoints/${token}`);
+      window.location.hash = '#/endpoints';
+    } catch (caught) {
+      setError((caught as Error).message);
+    }
+  };
+
+  const columns = rows ? [...new Set(rows.slice(0, MAX_SHOWN_ROWS).flatMap((row) => Object.keys(row)))] : [];
+  const chart = useMemo(() => (rows ? chartable(rows) : null), [rows]);
+  const times = useMemo(() => new Set(rows ? timeColumns(rows) : []), [rows]);
+  const url = `${endpointUrl(token ?? routeToken)}${query(requestParams())}`;
+
+  return (
+    <section class="endpoint-editor">
+      <div class="page-head">
+        <h2>{isNew && token === null ? 'New endpoint' : (draft?.name ?? routeToken)}</h2>
+        {dirty && canManage && <span class="badge warn">unsaved</span>}
+        <span class="spacer" />
+        {canManage && (
+          <button type="button" onClick={() => void save()} disabled={busy || !draft}>
+            Save
+          </button>
+        )}
+        <button type="button" class="primary" onClick={() => void run()} disabled={busy} data-testid="run-endpoint">
+          {busy ? 'Running…' : canManage && dirty ? 'Save & run' : 'Run'}
+        </button>
+        {canManage && token && (
+          <button type="button" class="danger" onClick={remove}>
+            Delete
+          </button>
+        )}
+      </div>
+      <ErrorBox error={error} />
+      {notice && <p class="notice">{notice}</p>}
+      {canManage && draft && (
+        <div class="editor-grid">
+          <div class="panel">
+            <label>
+              Name
+              <input name="endpoint-name" value={draft.name} onInput={(event) => update('name', event.currentTarget.value)} placeholder="e.g. errors-by-path" required />
+            </label>
+            <label>
+              Description
+              <input name="endpoint-description" value={draft.description ?? ''} onInput={(event) => update('description', event.currentTarget.value || null)} />
+            </label>
+            <div class="label">
+              Query <span class="muted small-text">BigQuery SQL · read sources by name in backticks · Ctrl/⌘-Enter runs</span>
+            </div>
+            <SqlEditor value={draft.query} onChange={(value) => update('query', value)} onRun={() => void run()} tables={tables} />
+          </div>
+          <div class="panel settings">
+            <h3>Settings</h3>
+            <label>
+              Cache results for (seconds, 0: off)
+              <input type="number" min={0} name="cache" value={draft.cache_duration_seconds} onInput={(event) => update('cache_duration_seconds', Number(event.currentTarget.value))} />
+            </label>
+            <label>
+              Re-run in the background every (seconds, 0: off)
+              <input type="number" min={0} name="warming" value={draft.proactive_requerying_seconds} onInput={(event) => update('proactive_requerying_seconds', Number(event.currentTarget.value))} />
+            </label>
+            <label>
+              Max rows
+              <input type="number" min={1} max={10000} name="max-limit" value={draft.max_limit} onInput={(event) => update('max_limit', Number(event.currentTarget.value))} />
+            </label>
+            <label class="check">
+              <input type="checkbox" name="sandboxable" checked={draft.sandboxable} onChange={(event) => update('sandboxable', event.currentTarget.checked)} />
+              Sandboxable (callers may pass <code>sql</code> that reads this query's CTEs)
+            </label>
+            <label class="check">
+              <input type="checkbox" name="enable-auth" checked={draft.enable_auth} onChange={(event) => update('enable_auth', event.currentTarget.checked)} />
+              Require a key (off: anyone with the URL may run it)
+            </label>
+          </div>
+        </div>
+      )}
+      <div class="panel">
+        <h3>Parameters</h3>
+        {names.length === 0 && canManage && <p class="muted small-text">This query uses no @parameters.</p>}
+        <div class="params">
+          {names.map((name) => (
+            <label key={name}>
+              @{name}
+              <input name={`param-${name}`} value={params[name] ?? ''} onInput={(event) => setParams({ ...params, [name]: event.currentTarget.value })} placeholder="empty: NULL" />
+            </label>
+          ))}
+          {!canManage && (
+            <label>
+              name=value pairs, space separated
+              <input name="param-pairs" value={extraParams} onInput={(event) => setExtraParams(event.currentTarget.value)} />
+            </label>
+          )}
+        </div>
+        {(token || !canManage) && (
+          <div class="muted small-text url-line">
+            URL <CopyField text={url} />
+          </div>
+        )}
+      </div>
+      {rows && (
+        <div class="panel results">
+          <div class="panel-head muted small-text" data-testid="result-summary">
+            {rows.length} row{rows.length === 1 ? '' : 's'} in {took} ms{rows.length > MAX_SHOWN_ROWS ? ` (first ${MAX_SHOWN_ROWS} shown)` : ''}
+          </div>
+          {chart && <TimeSeriesChart times={chart.times} series={chart.series} />}
+          <div class="scroll">
+            <table class="grid" data-testid="result-table">
+              <thead>
+                <tr>
+                  {columns.map((name) => (
+                    <th key={name}>{name}</th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {rows.slice(0, MAX_SHOWN_ROWS).map((row, index) => (
+                  <tr key={index}>
+                    {columns.map((name) =>
+                      // Times read as local times; the value the API returns stays in the tooltip.
+                      times.has(name) && typeof row[name] === 'number' ? (
+                        <td key={name} title={String(row[name])}>
+                          {timeText(row[name] as number)}
+                        </td>
+                      ) : (
+                        <td key={name}>{cellText(row[name])}</td>
+                      ),
+                    )}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,100 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { CopyField, ErrorBox } from '../components/common.tsx';
+import { agoText, countText } from '../format.ts';
+import { Explorer } from './Explorer.tsx';
+import { LiveTail } from './LiveTail.tsx';
+import { SchemaTree, Snippets } from './SourceSetup.tsx';
+import { useSources } from './SourceList.tsx';
+
+const TABS = [
+  ['explore', 'Explorer'],
+  ['tail', 'Live tail'],
+  ['schema', 'Schema'],
+  ['send', 'Send logs'],
+] as const;
+
+export function SourcePage({ token, tab, canManage }: { token: string; tab: string; canManage: boolean }) {
+  const { sources, error, reload } = useSources();
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const [actionError, setActionError] = useState<string | null>(null);
+  const source = sources?.find((item) => item.token === token);
+
+  if (sources === null) return error ? <ErrorBox error={error} /> : <p class="muted">Loading…</p>;
+  if (!source) return <ErrorBox error={`No source ${token}.`} />;
+
+  const rename = async (event: Event) => {
+    event.preventDefault();
+    try {
+      await api('PATCH', `/api/sources/${token}`, { name: renaming!.trim() });
+      setRenaming(null);
+      setActionError(null);
+      await reload();
+    } catch (caught) {
+      setActionError((caught as Error).message);
+    }
+  };
+  const remove = async () => {
+    if (!window.confirm(`Delete source ${source.name} and all ${countText(source.events)} of its events? This cannot be undone.`)) return;
+    try {
+      await api('DELETE', `/api/sources/${token}`);
+      window.location.hash = '#/sources';
+    } catch (caught) {
+      setActionError((caught as Error).message);
+    }
+  };
+
+  return (
+    <section>
+      <div class="page-head">
+        {renaming === null ? (
+          <h2 data-testid="source-name">{source.name}</h2>
+        ) : (
+          <form class="inline-form" onSubmit={rename}>
+            <input name="rename" value={renaming} onInput={(event) => setRenaming(event.currentTarget.value)} autoFocus required />
+            <button type="submit" class="primary">
+              Save name
+            </button>
+            <button type="button" onClick={() => setRenaming(null)}>
+              Cancel
+            </button>
+          </form>
+        )}
+        <span class="muted">
+          {countText(source.events)} events · {countText(source.events_last_minute)}/min · last {agoText(source.last_event)}
+        </span>
+        <span class="spacer" />
+        {canManage && renaming === null && (
+          <>
+            <button type="button" onClick={() => setRenaming(source.name)}>
+              Rename
+            </button>
+            <button type="button" class="danger" onClick={remove}>
+              Delete
+            </button>
+          </>
+        )}
+      </div>
+      <div class="muted source-token">
+        Source UUID <CopyField text={source.token} />
+      </div>
+      <ErrorBox error={actionError} />
+      <nav class="tabs">
+        {TABS.map(([id, label]) => (
+          <a key={id} href={`#/sources/${token}/${id}`} class={tab === id ? 'active' : ''}>
+            {label}
+          </a>
+        ))}
+      </nav>
+      {tab === 'tail' ? (
+        <LiveTail token={token} />
+      ) : tab === 'schema' ? (
+        <SchemaTree token={token} canManage={canManage} />
+      ) : tab === 'send' ? (
+        <Snippets source={source} />
+      ) : (
+        <Explorer token={token} onLoaded={() => void reload()} />
+      )}
+    </section>
+  );
+}

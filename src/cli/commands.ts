@@ -1,0 +1,129 @@
+import { createInterface } from 'node:readline/promises';
+import { CliError, serverSentEvents } from './client.ts';
+import { isoFromMicros, table } from './format.ts';
+import type { CommandContext } from './main.ts';
+
+interface SourceStats {
+  id: number;
+  token: string;
+  name: string;
+  events: number;
+  last_event: number | null;
+  events_last_minute: number;
+}
+
+const usage = (text: string) => new CliError(`usage: ${text}`, 2);
+const path = (value: string) => encodeURIComponent(value);
+
+async function confirm(question: string): Promise<boolean> {
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await prompt.question(`${question} [y/N] `)).trim());
+  } finally {
+    prompt.close();
+  }
+}
+
+export async function sourcesCommand({ client, positionals, values, json, out }: CommandContext): Promise<void> {
+  const [action, target] = positionals;
+  switch (action) {
+    case 'list':
+    case undefined: {
+      const sources = await client.request<SourceStats[]>('GET', '/api/explorer/sources');
+      if (json) return out(JSON.stringify(sources, null, 2));
+      const rows = sources.map((source) => ({
+        id: source.id,
+        name: source.name,
+        token: source.token,
+        events: source.events,
+        'last minute': source.events_last_minute,
+        'last event': isoFromMicros(source.last_event),
+      }));
+      return out(table(rows, ['id', 'name', 'token', 'events', 'last minute', 'last event']));
+    }
+    case 'create': {
+      if (!target) throw usage('sawmill sources create <name> [--description TEXT]');
+      const body = { name: target, ...(typeof values.description === 'string' ? { description: values.description } : {}) };
+      const source = await client.request<{ token: string; name: string }>('POST', '/api/sources', body);
+      return out(json ? JSON.stringify(source, null, 2) : `created source ${source.name}: ${source.token}`);
+    }
+    case 'delete': {
+      if (!target) throw usage('sawmill sources delete <name|token> [--yes]');
+      // By name or token: the explorer's list resolves either to the token the management API wants.
+      const sources = await client.request<SourceStats[]>('GET', '/api/explorer/sources');
+      const source = sources.find((item) => item.token === target.toLowerCase() || item.name === target || String(item.id) === target);
+      if (!source) throw new CliError(`no source "${target}"`);
+      if (values.yes !== true) {
+        if (!process.stdin.isTTY) throw new CliError(`deleting ${source.name} removes its ${source.events} events: pass --yes`);
+        if (!(await confirm(`Delete source ${source.name} and its ${source.events} events?`))) throw new CliError('not deleted');
+      }
+      await client.request('DELETE', `/api/sources/${source.token}`);
+      return out(json ? JSON.stringify({ deleted: source.token }) : `deleted source ${source.name} (${source.token})`);
+    }
+    default:
+      throw usage('sawmill sources list|create|delete');
+  }
+}
+
+export async function keysCommand({ client, positionals, values, json, out }: CommandContext): Promise<void> {
+  const [action] = positionals;
+  if (action === 'list' || action === undefined) {
+    const tokens = await client.request<Array<Record<string, unknown>>>('GET', '/api/access-tokens');
+    return out(json ? JSON.stringify(tokens, null, 2) : table(tokens, ['id', 'scopes', 'description', 'inserted_at']));
+  }
+  if (action !== 'create') throw usage('sawmill keys list|create --scope SCOPE');
+  const scopes = (values.scope as string[] | undefined) ?? [];
+  if (scopes.length === 0) throw usage('sawmill keys create --scope private|ingest|ingest:source:<id>|query|query:endpoint:<id> [--scope ...]');
+  const body = { scopes, ...(typeof values.description === 'string' ? { description: values.description } : {}) };
+  const created = await client.request<{ id: number; token: string; scopes: string }>('POST', '/api/access-tokens', body);
+  if (json) return out(JSON.stringify(created, null, 2));
+  out(created.token);
+  process.stderr.write(`key ${created.id} (${created.scopes}) created; it is shown only this once\n`);
+}
+
+export async function queryCommand({ client, positionals, values, json, out }: CommandContext): Promise<void> {
+  const [endpoint] = positionals;
+  if (!endpoint) throw usage('sawmill query <endpoint> [--param name=value ...] [--json]');
+  const search = new URLSearchParams();
+  for (const pair of (values.param as string[] | undefined) ?? []) {
+    const equals = pair.indexOf('=');
+    if (equals <= 0) throw usage(`--param takes name=value, got "${pair}"`);
+    search.append(pair.slice(0, equals), pair.slice(equals + 1));
+  }
+  const query = search.size > 0 ? `?${search}` : '';
+  const { result } = await client.request<{ result: Array<Record<string, unknown>> }>('GET', `/api/endpoints/query/${path(endpoint)}${query}`);
+  if (json) return out(JSON.stringify(result, null, 2));
+  out(table(result));
+  process.stderr.write(`${result.length} row${result.length === 1 ? '' : 's'}\n`);
+}
+
+export async function tailCommand({ client, positionals, values, json, out, err }: CommandContext): Promise<void> {
+  const [source] = positionals;
+  if (!source) throw usage('sawmill tail <source> [--filter LQL] [--json]');
+  const filter = typeof values.filter === 'string' ? values.filter : '';
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    const response = await client.stream(`/api/sources/${path(source)}/tail?q=${encodeURIComponent(filter)}`, controller.signal);
+    for await (const message of serverSentEvents(response.body!)) {
+      if (message.event === 'ready') {
+        const { name } = JSON.parse(message.data) as { name: string };
+        err(`tailing ${name}${filter ? ` where ${filter}` : ''} (Ctrl-C stops)`);
+      } else if (message.event === 'dropped') {
+        err(`… ${(JSON.parse(message.data) as { events: number }).events} events skipped (output too slow)`);
+      } else if (message.event === 'events') {
+        for (const event of JSON.parse(message.data) as Array<Record<string, unknown>>) {
+          out(json ? JSON.stringify(event) : `${isoFromMicros(event.timestamp)}  ${String(event.event_message ?? '')}`);
+        }
+      }
+    }
+    if (!controller.signal.aborted) err('the service closed the stream');
+  } catch (error) {
+    if (!controller.signal.aborted) throw error;
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+}

@@ -1,0 +1,120 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { ApiClient, CliError, connection } from './client.ts';
+import { ingestCommand } from './ingest.ts';
+import { keysCommand, queryCommand, sourcesCommand, tailCommand } from './commands.ts';
+
+export const USAGE = `Usage: sawmill <command> [options]
+
+Commands
+  serve [--port N] [--host H] [--data-dir DIR]   run the service (same as npm start)
+  sources list                                    sources with event counts, ingest rate, last event
+  sources create <name> [--description TEXT]     create a source; prints its token
+  sources delete <name|token> [--yes]             delete a source and all its events
+  keys list                                       access tokens (their keys are never shown again)
+  keys create --scope SCOPE [--scope ...] [--description TEXT]
+                                                  create a key: private, ingest, ingest:source:<id>,
+                                                  query, query:endpoint:<id>; prints the key once
+  query <endpoint> [--param k=v ...] [--json]     run an endpoint (name or token), print rows
+  tail <source> [--filter LQL] [--json]           stream new events as they are committed
+  ingest <source> [--batch N]                     send NDJSON from stdin, one event per line
+
+Options
+  --url URL      service address (env SAWMILL_URL, default http://127.0.0.1:4000)
+  --key KEY      API key (env SAWMILL_API_KEY, else ./data/private-key when present)
+  --json         machine-readable output
+  -h, --help     this help
+
+Filters (LQL): words search event_message; field:value, m.path.to.field:>=500,
+  m.request.path:~"^/rest" (regex), m.ms:100..250 (range), m.user:NULL, -clause negates.
+`;
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+const GLOBAL_OPTIONS = {
+  url: { type: 'string' },
+  key: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} satisfies Options;
+
+export interface CommandContext {
+  client: ApiClient;
+  positionals: string[];
+  values: Record<string, string | boolean | string[] | undefined>;
+  json: boolean;
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+function parse(args: string[], options: Options) {
+  try {
+    return parseArgs({ args, options: { ...GLOBAL_OPTIONS, ...options }, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new CliError(`${(error as Error).message}\n\n${USAGE}`, 2);
+  }
+}
+
+const COMMAND_OPTIONS: Record<string, Options> = {
+  serve: { port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' } },
+  sources: { description: { type: 'string' }, yes: { type: 'boolean', short: 'y', default: false } },
+  keys: { scope: { type: 'string', multiple: true }, description: { type: 'string' } },
+  query: { param: { type: 'string', short: 'p', multiple: true } },
+  tail: { filter: { type: 'string', short: 'f' } },
+  ingest: { batch: { type: 'string' } },
+};
+
+async function serve(values: CommandContext['values']): Promise<void> {
+  // The service reads its configuration from the environment; flags are a shorthand for it.
+  if (typeof values.port === 'string') process.env.PORT = values.port;
+  if (typeof values.host === 'string') process.env.HOST = values.host;
+  if (typeof values['data-dir'] === 'string') process.env.SAWMILL_DATA_DIR = values['data-dir'];
+  await import('../main.ts');
+}
+
+export async function run(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const options = COMMAND_OPTIONS[command];
+  if (!options) throw new CliError(`unknown command "${command}"\n\n${USAGE}`, 2);
+  const { values, positionals } = parse(rest, options);
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  if (command === 'serve') return serve(values);
+
+  const context: CommandContext = {
+    client: new ApiClient(connection({ url: values.url as string | undefined, key: values.key as string | undefined })),
+    positionals,
+    values,
+    json: values.json === true,
+    out: (text) => void process.stdout.write(`${text}\n`),
+    err: (text) => void process.stderr.write(`${text}\n`),
+  };
+  switch (command) {
+    case 'sources':
+      return sourcesCommand(context);
+    case 'keys':
+      return keysCommand(context);
+    case 'query':
+      return queryCommand(context);
+    case 'tail':
+      return tailCommand(context);
+    case 'ingest':
+      return ingestCommand(context);
+  }
+}
+
+try {
+  await run(process.argv.slice(2));
+} catch (error) {
+  if (error instanceof CliError) {
+    process.stderr.write(`sawmill: ${error.message}\n`);
+    process.exitCode = error.exitCode;
+  } else {
+    throw error;
+  }
+}

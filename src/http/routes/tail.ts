@@ -1,0 +1,92 @@
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { compileMatcher, MAX_QUERY_LENGTH, parseLql } from '../../explorer/lql.ts';
+import type { LogRow } from '../../warehouse/types.ts';
+import type { Services } from '../services.ts';
+import { readableSource, requireReader } from './explorer-access.ts';
+
+const HEARTBEAT_MS = 15_000;
+/** A reader this far behind (bytes queued in the socket) is skipped until it catches up. */
+const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+/** Most events sent for one commit: a tail is for watching, the explorer is for reading it all. */
+const MAX_EVENTS_PER_COMMIT = 500;
+
+const tailInput = z.object({ q: z.string().max(MAX_QUERY_LENGTH).optional().default('') });
+
+/**
+ * An event in the shape queries return it: objects as one-element lists of records, as BigQuery
+ * (and the explorer) show them.
+ */
+function wireValue(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((item) => (isPlainObject(item) ? wireRecord(item) : wireValue(item)));
+  if (isPlainObject(value)) return [wireRecord(value)];
+  return value;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function wireRecord(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, wireValue(value)]));
+}
+
+export function wireEvent(row: LogRow): Record<string, unknown> {
+  return { id: row.id, timestamp: row.timestamp, event_message: row.event_message, ...wireRecord(row.fields) };
+}
+
+/**
+ * Live tail as server-sent events: every committed batch of the source, filtered by the same LQL
+ * the explorer takes, as `event: events` with a JSON array of events. Readers that cannot keep up
+ * are told how many events they missed (`event: dropped`) rather than slowing ingestion.
+ */
+export default async function tailRoutes(app: FastifyInstance, { services }: { services: Services }) {
+  const open = new Set<ServerResponse>();
+  // Streams never finish on their own: end them so that shutdown is not held up by watchers.
+  app.addHook('preClose', async () => {
+    for (const response of open) response.end();
+  });
+
+  app.get<{ Params: { token: string } }>('/api/sources/:token/tail', async (request, reply) => {
+    const source = readableSource(services, requireReader(services, request), request.params.token);
+    const matches = compileMatcher(parseLql(tailInput.parse(request.query).q));
+
+    reply.hijack();
+    const response = reply.raw;
+    response.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      // Proxies such as nginx would otherwise hold events back in their buffer.
+      'x-accel-buffering': 'no',
+    });
+    response.write(`event: ready\ndata: ${JSON.stringify({ source: source.token, name: source.name })}\n\n`);
+    open.add(response);
+
+    let dropped = 0;
+    const stopListening = services.writer.onCommitted((sourceId, rows) => {
+      if (sourceId !== source.token) return;
+      const selected = rows.filter(matches);
+      if (selected.length === 0) return;
+      if (response.writableLength > MAX_BUFFERED_BYTES) {
+        dropped += selected.length;
+        return;
+      }
+      if (dropped > 0) {
+        response.write(`event: dropped\ndata: ${JSON.stringify({ events: dropped })}\n\n`);
+        dropped = 0;
+      }
+      const sent = selected.slice(-MAX_EVENTS_PER_COMMIT);
+      if (sent.length < selected.length) response.write(`event: dropped\ndata: ${JSON.stringify({ events: selected.length - sent.length })}\n\n`);
+      response.write(`event: events\ndata: ${JSON.stringify(sent.map(wireEvent))}\n\n`);
+    });
+    const heartbeat = setInterval(() => response.write(': keep-alive\n\n'), HEARTBEAT_MS);
+    heartbeat.unref();
+    const finish = () => {
+      clearInterval(heartbeat);
+      stopListening();
+      open.delete(response);
+    };
+    response.once('close', finish);
+    request.raw.once('close', () => response.end());
+  });
+}

@@ -1,0 +1,203 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { freePort } from '../support/process.ts';
+import { PRIVATE_KEY, startTestServer, type TestServer } from '../support/server.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/sawmill.mjs', import.meta.url));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The real `sawmill` binary in a child process, as a user would run it. */
+function sawmill(args: string[], options: { env?: Record<string, string | undefined>; input?: string } = {}): Promise<Run> {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  child.stdin.end(options.input ?? '');
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function waitFor(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('sawmill CLI against a running service', () => {
+  let server: TestServer;
+  let env: Record<string, string>;
+  const run = (args: string[], input?: string) => sawmill(args, { env, ...(input === undefined ? {} : { input }) });
+
+  before(async () => {
+    server = await startTestServer();
+    env = { SAWMILL_URL: server.url, SAWMILL_API_KEY: PRIVATE_KEY };
+  });
+  after(() => server.stop({ removeData: true }));
+
+  test('sources create prints the new token; the service has the source', async () => {
+    const { code, stdout } = await run(['sources', 'create', 'cli.app', '--description', 'made by the CLI']);
+    assert.equal(code, 0);
+    const token = /created source cli\.app: ([0-9a-f-]{36})/.exec(stdout)?.[1];
+    assert.ok(token, stdout);
+    const stored = await server.request('GET', `/api/sources/${token}`);
+    assert.deepEqual([stored.body.name, stored.body.description], ['cli.app', 'made by the CLI']);
+  });
+
+  test('ingest sends NDJSON from stdin, reports progress and the lines it could not store', async () => {
+    const lines = [
+      ...Array.from({ length: 25 }, (_, i) => JSON.stringify({ message: `${i % 5 === 0 ? 'error' : 'info'}: job ${i}`, metadata: { job: i, failed: i % 5 === 0 } })),
+      'this line is not JSON',
+      '',
+    ];
+    const { code, stderr, stdout } = await run(['ingest', 'cli.app', '--batch', '10', '--json'], lines.join('\n'));
+    assert.equal(code, 0, stderr);
+    assert.match(stderr, /25 events sent, [\d,]+\/s, 1 rejected/);
+    assert.match(stderr, /line 26: not valid JSON/);
+    assert.deepEqual(JSON.parse(stdout), { accepted: 25, rejected: 1 });
+    const page = await server.request('GET', `/api/sources/cli.app/events?limit=100`);
+    assert.equal(page.body.events.length, 25);
+  });
+
+  test('ingest of input with no valid event fails', async () => {
+    const { code, stderr } = await run(['ingest', 'cli.app'], 'nope\nstill nope\n');
+    assert.equal(code, 1);
+    assert.match(stderr, /no event was stored/);
+  });
+
+  test('sources list shows counts, the last-minute rate and the last event; --json is machine-readable', async () => {
+    const table = await run(['sources', 'list']);
+    assert.equal(table.code, 0);
+    const line = table.stdout.split('\n').find((row) => row.includes('cli.app'));
+    assert.match(line ?? '', /cli\.app\s+[0-9a-f-]{36}\s+25\s+25\s+\d{4}-\d{2}-\d{2}T/);
+    const json = await run(['sources', 'list', '--json']);
+    const source = JSON.parse(json.stdout).find((item: { name: string }) => item.name === 'cli.app');
+    assert.equal(source.events, 25);
+  });
+
+  test('keys create prints a key once, with the scopes asked for; that key works', async () => {
+    const { code, stdout, stderr } = await run(['keys', 'create', '--scope', 'query', '--description', 'dashboards']);
+    assert.equal(code, 0, stderr);
+    const key = stdout.trim();
+    assert.match(key, /^[A-Za-z0-9_-]{43}$/);
+    assert.match(stderr, /\(query\) created; it is shown only this once/);
+    const listed = await run(['keys', 'list', '--json']);
+    assert.ok(JSON.parse(listed.stdout).some((token: { scopes: string; description: string }) => token.scopes === 'query' && token.description === 'dashboards'));
+    // A query key reads but cannot manage.
+    const sources = await sawmill(['sources', 'list'], { env: { ...env, SAWMILL_API_KEY: key } });
+    assert.equal(sources.code, 0);
+    const create = await sawmill(['sources', 'create', 'nope'], { env: { ...env, SAWMILL_API_KEY: key } });
+    assert.equal(create.code, 1);
+    assert.match(create.stderr, /403: this key may not manage/);
+  });
+
+  test('query runs an endpoint with --param values, as a table or as JSON', async () => {
+    const created = await server.request('POST', '/api/endpoints', {
+      body: { name: 'jobs-from', query: 'select m.job, event_message from `cli.app` t cross join unnest(t.metadata) m where m.job >= cast(@from_job as int64) order by m.job' },
+    });
+    assert.equal(created.status, 201);
+    const table = await run(['query', 'jobs-from', '--param', 'from_job=22']);
+    assert.equal(table.code, 0, table.stderr);
+    assert.deepEqual(table.stdout.trimEnd().split('\n'), ['job  event_message', '---  -------------', '22   info: job 22', '23   info: job 23', '24   info: job 24']);
+    assert.match(table.stderr, /3 rows/);
+    const json = await run(['query', created.body.token, '-p', 'from_job=24', '--json']);
+    assert.deepEqual(JSON.parse(json.stdout), [{ job: 24, event_message: 'info: job 24' }]);
+  });
+
+  test('tail streams new events that match --filter until interrupted', async () => {
+    const child: ChildProcess = spawn(process.execPath, [BIN, 'tail', 'cli.app', '--filter', 'm.failed:true'], { env: { PATH: process.env.PATH, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk) => (stdout += chunk));
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    await waitFor(() => stderr.includes('tailing cli.app where m.failed:true'), 'the tail to start');
+    await server.request('POST', '/logs?source_name=cli.app', {
+      body: { batch: [{ message: 'tail ok', metadata: { failed: false } }, { message: 'tail failed', metadata: { failed: true } }] },
+    });
+    await waitFor(() => stdout.includes('tail failed'), 'the event to arrive');
+    child.kill('SIGINT');
+    const [code] = await once(child, 'exit');
+    assert.equal(code, 0);
+    const lines = stdout.trim().split('\n');
+    assert.equal(lines.length, 1);
+    assert.match(lines[0]!, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z  tail failed$/);
+  });
+
+  test('sources delete asks for --yes when it cannot prompt, then deletes', async () => {
+    const refused = await run(['sources', 'delete', 'cli.app']);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /removes its 27 events: pass --yes/);
+    const deleted = await run(['sources', 'delete', 'cli.app', '--yes']);
+    assert.equal(deleted.code, 0, deleted.stderr);
+    assert.match(deleted.stdout, /deleted source cli\.app/);
+    assert.equal((await server.request('GET', '/api/explorer/sources')).body.some((source: { name: string }) => source.name === 'cli.app'), false);
+  });
+
+  test('errors: a bad key, an unknown command, a service that is not there', async () => {
+    const badKey = await sawmill(['sources', 'list'], { env: { ...env, SAWMILL_API_KEY: 'wrong' } });
+    assert.equal(badKey.code, 1);
+    assert.match(badKey.stderr, /401: invalid API key \(pass --key or set SAWMILL_API_KEY\)/);
+    const unknown = await run(['frobnicate']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /unknown command "frobnicate"/);
+    const badFlag = await run(['query', 'x', '--nope']);
+    assert.equal(badFlag.code, 2);
+    const down = await sawmill(['sources', 'list', '--url', `http://127.0.0.1:${await freePort()}`], { env });
+    assert.equal(down.code, 1);
+    assert.match(down.stderr, /cannot reach http:\/\/127\.0\.0\.1:\d+/);
+  });
+
+  test('--help lists every command', async () => {
+    const { code, stdout } = await run(['--help']);
+    assert.equal(code, 0);
+    for (const command of ['serve', 'sources list', 'sources create', 'sources delete', 'keys create', 'query <endpoint>', 'tail <source>', 'ingest <source>']) assert.ok(stdout.includes(command), command);
+  });
+});
+
+test('sawmill serve runs the service; other commands find its generated key in the data dir', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'sawmill-cli-serve-'));
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
+    env: { PATH: process.env.PATH, SAWMILL_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  try {
+    await waitFor(() => output.includes('generated a private key'), `the service to start: ${output}`, 30_000);
+    await waitFor(() => existsSync(join(dataDir, 'private-key')), 'the key file');
+    let healthy = false;
+    await waitFor(() => {
+      void fetch(`${url}/health`).then((reply) => (healthy = reply.ok), () => undefined);
+      return healthy;
+    }, 'health');
+    const listed = await sawmill(['sources', 'list', '--json'], { env: { SAWMILL_URL: url, SAWMILL_DATA_DIR: dataDir } });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.ok(JSON.parse(listed.stdout).some((source: { name: string }) => source.name === 'cloudflare.logs.prod'));
+    const page = await fetch(`${url}/console/`);
+    assert.equal(page.status, 200);
+  } finally {
+    child.kill('SIGTERM');
+    const [code] = await once(child, 'exit');
+    assert.equal(code, 0, output);
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});

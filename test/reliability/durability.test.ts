@@ -1,0 +1,218 @@
+/**
+ * Durability of the real entry point: SIGKILL mid-stream at several points, a damaged
+ * write-ahead log, stray staging files, and SIGTERM with requests in flight. What a 2xx promises
+ * is checked against the DuckDB file itself once the server is gone.
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { appendFile, mkdtemp, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { freePort, spawnServer, stopServer, type ServerProcess } from '../support/process.ts';
+import { seededRandom, sleep, storedIds, tally } from './support.ts';
+
+const KEY = 'durability-private-key-0123456789';
+const dirs: string[] = [];
+after(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+async function freshDataDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'sawmill-durability-'));
+  dirs.push(dir);
+  return dir;
+}
+
+const start = async (dataDir: string) => spawnServer({ SAWMILL_DATA_DIR: dataDir, SAWMILL_API_KEY: KEY }, await freePort());
+
+async function call(server: ServerProcess, method: string, path: string, body?: unknown) {
+  const reply = await fetch(server.url + path, {
+    method,
+    headers: { 'x-api-key': KEY, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: reply.status, body: (await reply.json().catch(() => undefined)) as any };
+}
+
+interface Ledger {
+  /** Ids in batches answered 2xx. */
+  acknowledged: Set<string>;
+  /** Every id ever sent, answered or not. */
+  sent: Set<string>;
+}
+
+/**
+ * `senders` concurrent loops posting batches of unique ids until the server stops answering;
+ * a batch counts as acknowledged only when its reply is a 2xx.
+ */
+function sendUntilGone(server: ServerProcess, source: string, label: string, senders: number, ledger: Ledger): Promise<void> {
+  const loop = async (sender: number) => {
+    for (let batch = 0; ; batch++) {
+      const ids = Array.from({ length: 50 }, (_, i) => `${label}-s${sender}-b${batch}-e${i}`);
+      for (const id of ids) ledger.sent.add(id);
+      try {
+        const reply = await fetch(`${server.url}/logs?source=${source}`, {
+          method: 'POST',
+          headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+          body: JSON.stringify({ batch: ids.map((id) => ({ id, message: `event ${id}`, metadata: { sender, batch } })) }),
+        });
+        await reply.arrayBuffer();
+        if (reply.ok) for (const id of ids) ledger.acknowledged.add(id);
+      } catch {
+        return; // the server is gone
+      }
+    }
+  };
+  return Promise.all(Array.from({ length: senders }, (_, sender) => loop(sender))).then(() => undefined);
+}
+
+/** Every acknowledged id stored exactly once, nothing stored twice, nothing stored that was not sent. */
+async function assertLedgerHolds(dataDir: string, source: string, ledger: Ledger): Promise<void> {
+  const counts = tally(await storedIds(dataDir, source));
+  const missing = [...ledger.acknowledged].filter((id) => counts.get(id) !== 1);
+  assert.deepEqual(missing.slice(0, 5), [], `${missing.length} acknowledged events are missing or repeated`);
+  const repeated = [...counts].filter(([, count]) => count > 1);
+  assert.deepEqual(repeated.slice(0, 5), [], 'no event is stored twice');
+  const unknown = [...counts.keys()].filter((id) => !ledger.sent.has(id));
+  assert.deepEqual(unknown.slice(0, 5), [], 'only events that were sent are stored');
+}
+
+async function createSource(server: ServerProcess, name: string): Promise<string> {
+  const created = await call(server, 'POST', '/api/sources', { name });
+  assert.equal(created.status, 201);
+  return created.body.token;
+}
+
+test('SIGKILL mid-stream, three rounds: every acknowledged event is stored exactly once after restart', async () => {
+  const random = seededRandom(4);
+  const dataDir = await freshDataDir();
+  const ledger: Ledger = { acknowledged: new Set(), sent: new Set() };
+  let server = await start(dataDir);
+  const source = await createSource(server, 'durable');
+  const counter = await call(server, 'POST', '/api/endpoints', { name: 'durable.count', query: 'select count(*) as n, count(distinct id) as d from `durable`' });
+  assert.equal(counter.status, 201);
+
+  for (let round = 0; round < 3; round++) {
+    if (round > 0) server = await start(dataDir);
+    const sending = sendUntilGone(server, source, `r${round}`, 4, ledger);
+    await sleep(random.int(400, 1500)); // a different kill point each round
+    const before = ledger.acknowledged.size;
+    assert.equal(await stopServer(server, 'SIGKILL'), null);
+    await sending;
+    assert.ok(ledger.acknowledged.size > before || before > 0, `round ${round} acknowledged some events`);
+  }
+  assert.ok(ledger.acknowledged.size >= 1000, `only ${ledger.acknowledged.size} events were acknowledged`);
+  assert.ok(ledger.sent.size > ledger.acknowledged.size, 'some batches were in flight at each kill');
+
+  server = await start(dataDir);
+  const counted = await call(server, 'GET', '/api/endpoints/query/durable.count');
+  assert.equal(counted.status, 200);
+  const [{ n, d }] = counted.body.result;
+  assert.ok(n >= ledger.acknowledged.size && n <= ledger.sent.size, `${n} stored, ${ledger.acknowledged.size} acknowledged`);
+  assert.equal(n, d, 'no id twice');
+  assert.equal(await stopServer(server), 0);
+  await assertLedgerHolds(dataDir, source, ledger);
+});
+
+test('a damaged write-ahead log tail never stops the service from starting or loses an acknowledged event', async () => {
+  const dataDir = await freshDataDir();
+  const wal = join(dataDir, 'sawmill.duckdb.wal');
+  const ledger: Ledger = { acknowledged: new Set(), sent: new Set() };
+  let server = await start(dataDir);
+  const source = await createSource(server, 'torn');
+  const random = seededRandom(7);
+  const damages: Array<[string, () => Promise<void>]> = [
+    // The file grew but its new blocks never reached the disk: zeros where an entry should be.
+    ['zero-filled tail', () => appendFile(wal, Buffer.alloc(8192))],
+    ['random bytes', () => appendFile(wal, Buffer.from(Array.from({ length: 4096 }, () => random.int(0, 255))))],
+    // A header that claims a checksum over bytes that are not there as written.
+    ['bad checksum', () => appendFile(wal, Buffer.concat([Buffer.from([16, 0, 0, 0, 0, 0, 0, 0]), Buffer.alloc(8, 0xab), Buffer.alloc(16, 0x11)]))],
+  ];
+  for (const [label, damage] of damages) {
+    const sending = sendUntilGone(server, source, label.replaceAll(' ', '_'), 3, ledger);
+    await sleep(600);
+    assert.equal(await stopServer(server, 'SIGKILL'), null);
+    await sending;
+    assert.ok(existsSync(wal), 'the killed server left a write-ahead log to replay');
+    const walBytes = (await stat(wal)).size;
+    await damage();
+    // An interrupted commit can leave its staging file behind; start-up clears it.
+    await writeFile(join(dataDir, 'staging', 'left-over.ndjson'), '{"id":"never-sent"}\n');
+    server = await start(dataDir);
+    assert.equal((await call(server, 'GET', '/health')).status, 200, label);
+    assert.deepEqual(await readdir(join(dataDir, 'staging')), [], 'staging is emptied on start');
+    if (label === 'zero-filled tail' || label === 'bad checksum') {
+      assert.match(server.output(), /damaged tail/, `${label}: the repair is logged`);
+    }
+    assert.ok(walBytes > 0);
+  }
+  const saved = (await readdir(dataDir)).filter((name) => name.includes('.wal.damaged-'));
+  assert.ok(saved.length >= 2, 'the damaged logs are kept for inspection');
+  assert.equal(await stopServer(server), 0);
+  await assertLedgerHolds(dataDir, source, ledger);
+});
+
+test('a WAL cut in the middle of the last commit is replayed up to the commit before it', async () => {
+  const dataDir = await freshDataDir();
+  const ledger: Ledger = { acknowledged: new Set(), sent: new Set() };
+  let server = await start(dataDir);
+  const source = await createSource(server, 'cut');
+  // Two commits, one after the other, so the WAL ends with the second.
+  const post = async (ids: string[]) => {
+    for (const id of ids) ledger.sent.add(id);
+    const reply = await call(server, 'POST', `/logs?source=${source}`, ids.map((id) => ({ id, message: id })));
+    assert.equal(reply.status, 200);
+  };
+  const first = Array.from({ length: 100 }, (_, i) => `first-${i}`);
+  await post(first);
+  const walAfterFirst = (await stat(join(dataDir, 'sawmill.duckdb.wal'))).size;
+  await post(Array.from({ length: 100 }, (_, i) => `second-${i}`));
+  assert.equal(await stopServer(server, 'SIGKILL'), null);
+  const walAfterSecond = (await stat(join(dataDir, 'sawmill.duckdb.wal'))).size;
+  // As if the machine died while the second commit was being written: it was never acknowledged.
+  await truncate(join(dataDir, 'sawmill.duckdb.wal'), Math.floor((walAfterFirst + walAfterSecond) / 2));
+  for (const id of first) ledger.acknowledged.add(id);
+  server = await start(dataDir);
+  assert.equal(await stopServer(server), 0);
+  const counts = tally(await storedIds(dataDir, source));
+  assert.deepEqual([...counts.keys()].sort(), [...first].sort(), 'the first commit whole, nothing of the second');
+  await assertLedgerHolds(dataDir, source, ledger);
+});
+
+test('SIGTERM with requests in flight: they finish with 200, the process exits 0, and their events are stored', async () => {
+  const dataDir = await freshDataDir();
+  let server = await start(dataDir);
+  const source = await createSource(server, 'drain');
+  const ledger: Ledger = { acknowledged: new Set(), sent: new Set() };
+  let signalled = false;
+  let completedAfterSignal = 0;
+  const requests = Array.from({ length: 12 }, async (_, r) => {
+    const ids = Array.from({ length: 3000 }, (_, i) => `drain-${r}-${i}`);
+    for (const id of ids) ledger.sent.add(id);
+    try {
+      const reply = await fetch(`${server.url}/logs?source=${source}`, {
+        method: 'POST',
+        headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+        body: JSON.stringify(ids.map((id) => ({ id, message: `drain ${id}`, metadata: { padding: 'p'.repeat(200) } }))),
+      });
+      await reply.arrayBuffer();
+      if (reply.status === 200) {
+        for (const id of ids) ledger.acknowledged.add(id);
+        if (signalled) completedAfterSignal++;
+      } else {
+        assert.equal(reply.status, 503, 'a request the server never started is refused with 503');
+      }
+    } catch {
+      // Refused before it was read: nothing was promised.
+    }
+  });
+  // Signal as soon as the first request is answered, while the others are being worked on.
+  await Promise.race(requests);
+  server.child.kill('SIGTERM');
+  signalled = true;
+  const [code] = await Promise.all([new Promise((resolve) => server.child.once('exit', resolve)), Promise.all(requests)]);
+  assert.equal(code, 0);
+  assert.ok(completedAfterSignal >= 1, 'requests in flight at SIGTERM were answered 200');
+  server = await start(dataDir);
+  assert.equal(await stopServer(server), 0);
+  await assertLedgerHolds(dataDir, source, ledger);
+});
