@@ -1,11 +1,9 @@
-import type { ResultRow } from '../warehouse/types.ts';
-
 interface Entry {
-  rows: ResultRow[];
-  bytes: number;
+  /** The reply body, serialised once: a hit costs no serialisation. */
+  body: string;
   expiresAt: number;
   /** What it takes to run the query again, for warming. */
-  refresh: () => Promise<ResultRow[]>;
+  refresh: () => Promise<string>;
 }
 
 /**
@@ -23,7 +21,7 @@ export class ResultCache {
     return `${endpointId}:${JSON.stringify(sorted)}`;
   }
 
-  get(key: string, now = Date.now()): ResultRow[] | undefined {
+  get(key: string, now = Date.now()): string | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     if (entry.expiresAt <= now) {
@@ -32,15 +30,14 @@ export class ResultCache {
     }
     this.entries.delete(key);
     this.entries.set(key, entry);
-    return entry.rows;
+    return entry.body;
   }
 
-  set(key: string, rows: ResultRow[], ttlMs: number, refresh: () => Promise<ResultRow[]>): void {
-    const bytes = JSON.stringify(rows).length;
-    if (bytes > this.maxBytes) return;
+  set(key: string, body: string, ttlMs: number, refresh: () => Promise<string>): void {
+    if (body.length > this.maxBytes) return;
     this.remove(key);
-    this.entries.set(key, { rows, bytes, expiresAt: Date.now() + ttlMs, refresh });
-    this.bytes += bytes;
+    this.entries.set(key, { body, expiresAt: Date.now() + ttlMs, refresh });
+    this.bytes += body.length;
     for (const oldest of this.entries.keys()) {
       if (this.bytes <= this.maxBytes) break;
       this.remove(oldest);
@@ -55,8 +52,8 @@ export class ResultCache {
   async warm(endpointId: number, ttlMs: number): Promise<void> {
     for (const [key, entry] of [...this.entries]) {
       if (!key.startsWith(`${endpointId}:`) || entry.expiresAt <= Date.now()) continue;
-      const rows = await entry.refresh().catch(() => undefined);
-      if (rows && this.entries.has(key)) this.set(key, rows, ttlMs, entry.refresh);
+      const body = await entry.refresh().catch(() => undefined);
+      if (body !== undefined && this.entries.has(key)) this.set(key, body, ttlMs, entry.refresh);
     }
   }
 
@@ -67,7 +64,7 @@ export class ResultCache {
   private remove(key: string): void {
     const entry = this.entries.get(key);
     if (!entry) return;
-    this.bytes -= entry.bytes;
+    this.bytes -= entry.body.length;
     this.entries.delete(key);
   }
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Endpoint } from '../../catalog/types.ts';
 import { AppError } from '../../errors.ts';
@@ -48,10 +48,11 @@ export default async function endpointRoutes(app: FastifyInstance, { services }:
     return endpoint;
   };
 
-  const runQuery = async (request: FastifyRequest<{ Params: { name: string } }>) => {
+  const runQuery = async (request: FastifyRequest<{ Params: { name: string } }>, reply: FastifyReply) => {
     const anonymous = presentedKey(request) === undefined;
     const principal = (anonymous && endpoints.publicPrincipal(request.params.name)) || authenticate(services.keys, request);
-    return { result: await endpoints.run(principal, request.params.name, queryParameters(request)) };
+    const body = await endpoints.run(principal, request.params.name, queryParameters(request));
+    return reply.type('application/json; charset=utf-8').send(body);
   };
   app.get('/api/endpoints/query/:name', runQuery);
   app.post('/api/endpoints/query/:name', runQuery);
