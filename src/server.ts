@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_OWNER_ID, generateKey, KeyRing } from './catalog/access.ts';
@@ -11,11 +11,8 @@ import { buildApp } from './http/app.ts';
 import type { Services } from './http/services.ts';
 import { EventWriter } from './pipeline/writer.ts';
 import { provisionSupabase } from './provision/supabase.ts';
-import { DuckDbWarehouse } from './warehouse/duckdb/adapter.ts';
-import { duckdbDialect } from './warehouse/duckdb/sql-generator.ts';
+import { openDuckDb } from './warehouse/duckdb/open.ts';
 import { openClickHouse } from './warehouse/clickhouse/open.ts';
-import type { Warehouse } from './warehouse/types.ts';
-import type { SqlDialect } from './sql/dialect.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -40,28 +37,12 @@ async function privateKeyFor(config: Config, log: (message: string) => void): Pr
 export async function startServer(config: Config): Promise<RunningServer> {
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const firstStart = !existsSync(join(config.dataDir, 'catalog.json'));
-  const stagingDir = join(config.dataDir, 'staging');
-  await rm(stagingDir, { recursive: true, force: true });
 
   // Several instances share a PostgreSQL catalog and a ClickHouse warehouse (docs/scale-out.md).
   const catalog = config.catalogUrl
     ? await PostgresCatalog.open({ url: config.catalogUrl, onError: (error) => console.error('catalog:', error) })
     : await FileCatalog.open(config.dataDir);
-  const { warehouse, dialect }: { warehouse: Warehouse; dialect: SqlDialect } =
-    config.warehouse === 'clickhouse'
-      ? await openClickHouse(config)
-      : {
-          dialect: duckdbDialect,
-          warehouse: await DuckDbWarehouse.open(
-            { path: join(config.dataDir, 'sawmill.duckdb'), stagingDir, memoryLimit: config.memoryLimit },
-            {
-              onWalRepaired: (repair) =>
-                console.error(
-                  `write-ahead log ${repair.wal} had a damaged tail (${repair.reason}); cut from ${repair.sizeBefore} to ${repair.sizeAfter} bytes, original kept as ${repair.savedAs}`,
-                ),
-            },
-          ),
-        };
+  const { warehouse, dialect } = config.warehouse === 'clickhouse' ? await openClickHouse(config) : await openDuckDb(config);
   let ready = false;
   const writer = new EventWriter(warehouse, {
     maxQueuedEvents: config.maxQueuedEvents,

@@ -1,0 +1,23 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Config } from '../../config.ts';
+import type { SqlDialect } from '../../sql/dialect.ts';
+import { DuckDbWarehouse } from './adapter.ts';
+import { duckdbDialect } from './sql-generator.ts';
+
+/** The embedded warehouse in the data dir, and its SQL printer. */
+export async function openDuckDb(config: Config): Promise<{ warehouse: DuckDbWarehouse; dialect: SqlDialect }> {
+  // Staged commit files left by a crash were never acknowledged: nothing in them is owed.
+  const stagingDir = join(config.dataDir, 'staging');
+  await rm(stagingDir, { recursive: true, force: true });
+  const warehouse = await DuckDbWarehouse.open(
+    { path: join(config.dataDir, 'sawmill.duckdb'), stagingDir, memoryLimit: config.memoryLimit },
+    {
+      onWalRepaired: (repair) =>
+        console.error(
+          `write-ahead log ${repair.wal} had a damaged tail (${repair.reason}); cut from ${repair.sizeBefore} to ${repair.sizeAfter} bytes, original kept as ${repair.savedAs}`,
+        ),
+    },
+  );
+  return { warehouse, dialect: duckdbDialect };
+}
