@@ -13,7 +13,8 @@
  *
  * Options: --quick, --profile (server runs with --cpu-prof; summaries in the JSON), --perf (perf
  * record on the server during the measured ingest runs: native time, DuckDB included), --docs,
- * --no-docs, --keep (keep the temp dir), --seconds=N (ingest run length), --log-level=L.
+ * --no-docs, --keep (keep the temp dir), --seconds=N (ingest run length), --log-level=L,
+ * --no-clickhouse (skip the ClickHouse path run by bench/clickhouse.ts afterwards).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -704,8 +705,18 @@ function targets(r: Record<string, any>): Target[] {
   return out;
 }
 
+/** The ClickHouse path (issue 8) on chdb, beside the DuckDB figures: its own process and JSON file. */
+async function clickhouse(): Promise<void> {
+  if (flag('no-clickhouse')) return;
+  const script = new URL('./clickhouse.ts', import.meta.url).pathname;
+  const events = QUICK ? 50_000 : 200_000;
+  console.log(`\n== ClickHouse path (chdb, ${events} events): bench/clickhouse.ts`);
+  const run = spawnSync(process.execPath, ['--import', 'tsx', script, `--events=${events}`], { stdio: 'inherit' });
+  if (run.status !== 0) throw new Error(`bench/clickhouse.ts exited with ${run.status}`);
+}
+
 // Exit explicitly: DuckDB's native threads or a lingering keep-alive socket must not hold the run open.
-main().then(
+main().then(clickhouse).then(
   () => process.exit(0),
   (error: unknown) => {
     console.error(error);
