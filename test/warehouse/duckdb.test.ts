@@ -108,3 +108,29 @@ test('field names that differ only in case land in one field', async () => {
   assert.deepEqual((await all(warehouse, 'id, Project, metadata')).map((r: any) => [r.Project, r.metadata[0].userId]), [['a', 1], ['b', 3]]);
   await warehouse.close();
 });
+
+test('retention deletes events older than the source keeps, and is remembered across restarts', async () => {
+  const warehouse = await open();
+  await warehouse.createSource(source);
+  const day = 86_400_000_000;
+  const now = Date.now() * 1000;
+  const rows = [
+    { id: 'old', timestamp: now - 3 * day, event_message: 'old', fields: {} },
+    { id: 'recent', timestamp: now - day / 2, event_message: 'recent', fields: {} },
+  ];
+  await warehouse.append([{ sourceId: source, schema: new Map(), rows }]);
+  await warehouse.setRetention(source, 2);
+  await warehouse.enforceRetention();
+  assert.deepEqual((await all(warehouse, 'id')).map((r) => r.id), ['recent']);
+  await warehouse.append([{ sourceId: source, schema: new Map(), rows: [{ ...rows[0]!, id: 'old-again' }] }]);
+  await warehouse.close();
+
+  const reopened = await open();
+  await reopened.enforceRetention();
+  assert.deepEqual((await all(reopened, 'id')).map((r) => r.id), ['recent']);
+  await reopened.setRetention(source, null);
+  await reopened.append([{ sourceId: source, schema: new Map(), rows: [{ ...rows[0]!, id: 'kept' }] }]);
+  await reopened.enforceRetention();
+  assert.deepEqual((await all(reopened, 'id')).map((r) => r.id), ['kept', 'recent']);
+  await reopened.close();
+});

@@ -31,11 +31,15 @@ export interface DuckDbOptions {
 }
 
 const SEGMENT_SEQUENCE_START = 1;
+const RETENTION_INTERVAL_MS = 5 * 60_000;
 
 /** The embedded warehouse: one DuckDB file, one view per source over its segment tables. */
 export class DuckDbWarehouse implements Warehouse {
   readonly engine = 'duckdb';
   private readonly layouts = new Map<string, SourceLayout>();
+  /** Days to keep per source view; kept in the database as a comment on its first segment. */
+  private readonly retention = new Map<string, number>();
+  private retentionTimer: NodeJS.Timeout | undefined;
   private writeChain: Promise<unknown> = Promise.resolve();
   private readonly idleReaders: DuckDBConnection[] = [];
   private readonly waitingForReader: Array<(connection: DuckDBConnection) => void> = [];
@@ -62,7 +66,31 @@ export class DuckDbWarehouse implements Warehouse {
     const warehouse = new DuckDbWarehouse(instance, writer, settings);
     for (let i = 0; i < settings.readConnections; i++) warehouse.idleReaders.push(await instance.connect());
     await warehouse.discover();
+    warehouse.retentionTimer = setInterval(() => void warehouse.enforceRetention().catch(() => undefined), RETENTION_INTERVAL_MS);
+    warehouse.retentionTimer.unref();
     return warehouse;
+  }
+
+  setRetention(sourceId: string, days: number | null): Promise<void> {
+    return this.exclusive(async () => {
+      const layout = this.layout(sourceId);
+      const comment = days === null ? 'NULL' : sqlString(JSON.stringify({ retention_days: days }));
+      await this.writer.run(`COMMENT ON TABLE ${quoteIdent(layout.segments[0]!.name)} IS ${comment}`);
+      if (days === null) this.retention.delete(layout.view);
+      else this.retention.set(layout.view, days);
+    });
+  }
+
+  /** Delete events older than their source's retention (also run every few minutes). */
+  enforceRetention(): Promise<void> {
+    return this.exclusive(async () => {
+      for (const [view, days] of this.retention) {
+        const layout = this.layouts.get(view);
+        for (const segment of layout?.segments ?? []) {
+          await this.writer.run(`DELETE FROM ${quoteIdent(segment.name)} WHERE "timestamp" < now() - to_days(CAST(${Math.floor(days)} AS BIGINT))`);
+        }
+      }
+    });
   }
 
   schema(sourceId: string): RecordFields {
@@ -160,6 +188,7 @@ export class DuckDbWarehouse implements Warehouse {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.retentionTimer);
     await this.exclusive(() => this.writer.run('CHECKPOINT'));
     for (const connection of this.idleReaders) connection.closeSync();
     this.writer.closeSync();
@@ -213,10 +242,12 @@ export class DuckDbWarehouse implements Warehouse {
   }
 
   private async discover(): Promise<void> {
-    const tables = await this.writer.runAndReadAll(`SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' ORDER BY table_name`);
-    for (const [table] of tables.getRows()) {
+    const tables = await this.writer.runAndReadAll(`SELECT table_name, comment FROM duckdb_tables() WHERE schema_name = 'main' ORDER BY table_name`);
+    for (const [table, comment] of tables.getRows()) {
       const parsed = parseSegmentName(String(table));
       if (!parsed) continue;
+      const days = retentionFromComment(comment);
+      if (days !== undefined) this.retention.set(parsed.view, days);
       const segment = await this.describeSegment(String(table));
       const layout: SourceLayout = this.layouts.get(parsed.view) ?? { view: parsed.view, segments: [], fields: new Map() };
       layout.segments.push(segment);
@@ -267,6 +298,16 @@ export class DuckDbWarehouse implements Warehouse {
 
 function sameFields(a: RecordFields, b: RecordFields): boolean {
   return sameType({ kind: 'record', fields: a }, { kind: 'record', fields: b });
+}
+
+function retentionFromComment(comment: unknown): number | undefined {
+  if (typeof comment !== 'string' || !comment.startsWith('{')) return undefined;
+  try {
+    const days = (JSON.parse(comment) as { retention_days?: unknown }).retention_days;
+    return typeof days === 'number' ? days : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const sqlString = (text: string) => `'${text.replaceAll("'", "''")}'`;
