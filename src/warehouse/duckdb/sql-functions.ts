@@ -4,35 +4,8 @@
  */
 
 import type { BigQueryFunction } from '../../sql/functions.ts';
-import type * as ir from '../../sql/ir.ts';
+import { arg, optionalArg, same, type CallParts, type Emitter } from '../../sql/emitters.ts';
 import { invalidSql } from '../../sql/parse.ts';
-
-export interface CallParts {
-  /** Printed arguments; a date-part keyword is printed as its quoted DuckDB name ('hour'). */
-  args: string[];
-  raw: ir.Expr[];
-  /** 'DISTINCT ' or ''. */
-  distinct: string;
-  /** ' OVER (…)' or ''. */
-  over: string;
-  /** COUNT(*). */
-  star: boolean;
-}
-
-type Emitter = (call: CallParts) => string;
-
-const arg = (call: CallParts, index: number): string => {
-  const value = call.args[index];
-  if (value === undefined) throw invalidSql(`missing argument ${index + 1}`);
-  return value;
-};
-const optionalArg = (call: CallParts, index: number): string | undefined => call.args[index];
-
-/** `name(args)`, passing DISTINCT and OVER through (aggregates and window functions). */
-const same =
-  (name: string): Emitter =>
-  (call) =>
-    `${name}(${call.distinct}${call.args.join(', ')})${call.over}`;
 
 /** BigQuery's GREATEST/LEAST return NULL when any argument is NULL; DuckDB's skip NULLs. */
 const nullPropagating =
