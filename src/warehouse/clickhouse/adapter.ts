@@ -9,6 +9,7 @@ import {
   layoutFromColumns,
   parseTableName,
   readFields,
+  readsDirectly,
   retentionSql,
   tableName,
   viewName,
@@ -53,6 +54,8 @@ const SESSION_SETTINGS = {
   function_json_value_return_type_allow_nullable: 1,
   enable_positional_arguments: 1,
   enable_named_columns_in_function_tuple: 1,
+  // Works around a 26.7 failure zipping subcolumns of one array in ARRAY JOIN (array-join.ts).
+  enable_unaligned_array_join: 1,
   max_execution_time: 0,
   max_result_rows: 0,
   result_overflow_mode: 'throw',
@@ -96,8 +99,18 @@ export class ClickHouseWarehouse implements Warehouse {
     return layout ? readFields(layout) : new Map();
   }
 
+  /**
+   * The table itself while its columns are the view's (subcolumn reads work only on a table, see
+   * readsDirectly), else the view. queryCompact re-checks a table read this way after the query.
+   */
   relation(sourceId: string): string {
-    return `${quoteIdent(this.database)}.${quoteIdent(viewName(sourceId))}`;
+    const view = viewName(sourceId);
+    const layout = this.layouts.get(view);
+    return this.qualified(layout && readsDirectly(layout) ? layout.table : view);
+  }
+
+  private qualified(name: string): string {
+    return `${quoteIdent(this.database)}.${quoteIdent(name)}`;
   }
 
   createSource(sourceId: string): Promise<void> {
@@ -172,6 +185,24 @@ export class ClickHouseWarehouse implements Warehouse {
 
   /** The raw result: column names, ClickHouse types, then one value array per row. */
   async queryCompact(sql: string, params: Record<string, string | null>, options: QueryOptions): Promise<unknown[][]> {
+    const tables = this.tablesReadDirectly(sql);
+    const rows = await this.runQuery(sql, params, options);
+    if (tables.length === 0) return rows;
+    // Another instance may have added a generation since the SQL was translated; its rows would
+    // read as empty from the table. Columns are only added, so "still direct" means "direct
+    // throughout". Otherwise the same SQL reads the views, which have the same columns.
+    await Promise.all(tables.map((layout) => this.refresh(layout.view)));
+    const changed = tables.filter((layout) => !this.layouts.get(layout.view) || !readsDirectly(this.layouts.get(layout.view)!));
+    if (changed.length === 0) return rows;
+    const throughViews = changed.reduce((text, layout) => text.replaceAll(this.qualified(layout.table), this.qualified(layout.view)), sql);
+    return this.runQuery(throughViews, params, options);
+  }
+
+  private tablesReadDirectly(sql: string): SourceLayout[] {
+    return [...this.layouts.values()].filter((layout) => sql.includes(this.qualified(layout.table)));
+  }
+
+  private async runQuery(sql: string, params: Record<string, string | null>, options: QueryOptions): Promise<unknown[][]> {
     try {
       const result = await this.client.query({
         query: sql,

@@ -75,6 +75,18 @@ export function layoutFromColumns(view: string, columns: ReadonlyArray<{ name: s
   return { view, table: tableName(view), fields };
 }
 
+/**
+ * True when the table's columns are the view's, name for name and type for type (every field has
+ * one generation, named after the field): queries can then read the table itself. ClickHouse
+ * 26.7 reads subcolumns (`metadata.response.status_code`) only from a table, never through a
+ * view or subquery, where it reads the whole column (measured with EXPLAIN: the view's
+ * ReadFromMergeTree lists all of `metadata`).
+ */
+export function readsDirectly(layout: SourceLayout): boolean {
+  for (const [name, field] of layout.fields) if (field.generations.length !== 1 || field.generations[0]!.column !== name) return false;
+  return true;
+}
+
 /** The column new values of a field go to: its newest generation, when that holds the read type. */
 export function writeColumn(field: FieldLayout): string | undefined {
   const newest = field.generations.at(-1);

@@ -10,14 +10,17 @@
  * dropped, as in BigQuery); `LEFT JOIN UNNEST(a) AS m ON TRUE` is `LEFT ARRAY JOIN`, which keeps
  * them with a default element, so a hidden `arrayEnumerate` column (0 for the kept row) answers
  * `m IS NULL`. ClickHouse evaluates WHERE below ARRAY JOIN where it can (PREWHERE on the table),
- * so no select-list rewrite is needed here. A subquery that reads only an UNNEST of an outer
- * array (correlated) becomes array functions (arrayCount, arrayReduce, arrayExists, arrayMap).
+ * so no select-list rewrite is needed here. A chain of UNNESTs over a source column joins only
+ * the leaf subcolumns the query reads, not whole records (array-join.ts). A subquery that reads
+ * only an UNNEST of an outer array (correlated) becomes array functions (arrayCount, arrayReduce,
+ * arrayExists, arrayMap).
  *
  * Settings the output relies on (set by the adapter on every statement): session_timezone=UTC,
  * prefer_column_name_to_alias=1 (a select alias never shadows a column in WHERE, as in
  * BigQuery), join_use_nulls=1, aggregate_functions_null_for_empty=1, cast_keep_nullable=1,
  * cast_string_to_date_time_mode=best_effort, formatdatetime_parsedatetime_m_is_month_name=0
- * (%M is minutes, as in BigQuery), enable_positional_arguments=1.
+ * (%M is minutes, as in BigQuery), enable_positional_arguments=1, enable_unaligned_array_join=1
+ * (see array-join.ts).
  */
 
 import { andAll, conjunctsOf, namesUsedBy } from '../../sql/analysis.ts';
@@ -25,12 +28,30 @@ import type { SqlDialect } from '../../sql/dialect.ts';
 import type { BigQueryFunction } from '../../sql/functions.ts';
 import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
+import { planArrayJoins } from './array-join.ts';
 import { FUNCTION_EMITTERS } from './sql-functions.ts';
 
 export const clickhouseDialect: SqlDialect = {
   name: 'clickhouse',
   generate: (query) => printQuery(query),
 };
+
+/**
+ * The printer as it was before subcolumn ARRAY JOINs (array-join.ts): every UNNEST joins whole
+ * records. Kept for measuring the difference (bench/clickhouse.ts) and for comparing rows.
+ */
+export const wholeRecordDialect: SqlDialect = {
+  name: 'clickhouse',
+  generate: (query) => {
+    pruneArrayJoins = false;
+    try {
+      return printQuery(query);
+    } finally {
+      pruneArrayJoins = true;
+    }
+  },
+};
+let pruneArrayJoins = true;
 
 export function quoteIdentifier(name: string): string {
   return `\`${name.replaceAll('\\', '\\\\').replaceAll('`', '\\`')}\``;
@@ -43,6 +64,8 @@ export function quoteString(value: string): string {
 
 /** LEFT ARRAY JOIN aliases of the SELECTs being printed, innermost last. */
 const keptEmptyScopes: Array<Set<string>> = [];
+/** Per SELECT being printed (innermost last): UNNEST aliases read as subcolumns, field path → column. */
+const subcolumnScopes: Array<Map<string, Map<string, string>>> = [];
 const presenceColumn = (alias: string) => quoteIdentifier(`__present_${alias}`);
 
 // ---- queries -------------------------------------------------------------------------------
@@ -52,14 +75,21 @@ function printQuery(query: ir.Query): string {
   if (query.ctes.length > 0) {
     parts.push(`WITH ${query.ctes.map((cte) => `${quoteIdentifier(cte.name)} AS (${printQuery(cte.query)})`).join(', ')}`);
   }
-  const tail: string[] = [];
-  if (query.orderBy.length > 0) tail.push(`ORDER BY ${query.orderBy.map(printOrderItem).join(', ')}`);
-  if (query.limit) tail.push(`LIMIT ${printExpr(query.limit)}`);
-  if (query.offset) tail.push(`OFFSET ${printExpr(query.offset)}`);
+  // ORDER BY names the SELECT's UNNEST aliases too, so a SELECT prints its query's tail itself.
+  if (query.body.kind === 'select') return [...parts, printSelect(query.body.select, query)].join(' ');
+  const tail = printTail(query);
   // ClickHouse applies ORDER BY / LIMIT after a UNION to its last SELECT only: wrap the set.
   if (query.body.kind === 'setop' && tail.length > 0) parts.push(`SELECT * FROM (${printSetExpr(query.body)})`);
   else parts.push(printSetExpr(query.body));
   return [...parts, ...tail].join(' ');
+}
+
+function printTail(query: ir.Query): string[] {
+  const tail: string[] = [];
+  if (query.orderBy.length > 0) tail.push(`ORDER BY ${query.orderBy.map(printOrderItem).join(', ')}`);
+  if (query.limit) tail.push(`LIMIT ${printExpr(query.limit)}`);
+  if (query.offset) tail.push(`OFFSET ${printExpr(query.offset)}`);
+  return tail;
 }
 
 function printSetExpr(body: ir.SetExpr): string {
@@ -79,11 +109,14 @@ function printOrderItem(item: ir.OrderItem): string {
   return `${printExpr(item.expr)} ${item.descending ? 'DESC' : 'ASC'} NULLS ${item.nullsFirst ? 'FIRST' : 'LAST'}`;
 }
 
-function printSelect(select: ir.Select): string {
+/** One SELECT; with `query`, also that query's ORDER BY / LIMIT, which may read its aliases. */
+function printSelect(select: ir.Select, query?: ir.Query): string {
   const kept = new Set<string>();
+  const arrayJoins = pruneArrayJoins ? planArrayJoins(select, query?.orderBy ?? []) : undefined;
   keptEmptyScopes.push(kept);
+  subcolumnScopes.push(arrayJoins?.leaves ?? new Map());
   try {
-    const planned = select.from ? planFrom(select.from, kept) : undefined;
+    const planned = select.from ? planFrom(select.from, kept, arrayJoins?.clauses) : undefined;
     const where = [...conjunctsOf(select.where), ...(planned?.where ?? [])];
     const items = select.items.map((item) => printSelectItem(item, planned?.ambiguousStar ?? false));
     const parts = [`SELECT ${select.distinct ? 'DISTINCT ' : ''}${items.join(', ')}`];
@@ -93,9 +126,11 @@ function printSelect(select: ir.Select): string {
     if (select.groupBy.length > 0) parts.push(`GROUP BY ${select.groupBy.map(printExpr).join(', ')}`);
     if (select.having) parts.push(`HAVING ${printExpr(select.having)}`);
     if (select.qualify) parts.push(`QUALIFY ${printExpr(select.qualify)}`);
+    if (query) parts.push(...printTail(query));
     return parts.join(' ');
   } finally {
     keptEmptyScopes.pop();
+    subcolumnScopes.pop();
   }
 }
 
@@ -152,12 +187,12 @@ interface PlannedFrom {
 
 type UnnestStep = Extract<ir.FromStep, { kind: 'unnest' }>;
 
-function planFrom(from: ir.From, kept: Set<string>): PlannedFrom {
+function planFrom(from: ir.From, kept: Set<string>, subcolumnJoins: Map<UnnestStep, string> | undefined): PlannedFrom {
   let sql = printRelation(from.base);
   const where: ir.Expr[] = [];
   for (const step of from.steps) {
     if (step.kind === 'unnest') {
-      sql += arrayJoin(step);
+      sql += subcolumnJoins?.get(step) ?? arrayJoin(step);
       if (step.keepEmpty) kept.add(step.alias.toLowerCase());
       where.push(...conjunctsOf(step.condition));
     } else {
@@ -326,7 +361,7 @@ const INTERVAL_FUNCTIONS: Partial<Record<ir.DatePart, string>> = {
 export function printExpr(expr: ir.Expr): string {
   switch (expr.kind) {
     case 'ref':
-      return expr.path.map(quoteIdentifier).join('.');
+      return printRef(expr.path);
     case 'number':
       return expr.text;
     case 'string':
@@ -403,6 +438,11 @@ export function printExpr(expr: ir.Expr): string {
     case 'position':
       return String(expr.position);
   }
+}
+
+function printRef(path: string[]): string {
+  const subcolumn = path.length > 1 ? subcolumnScopes.at(-1)?.get(path[0]!.toLowerCase())?.get(path.slice(1).join('.')) : undefined;
+  return subcolumn ?? path.map(quoteIdentifier).join('.');
 }
 
 export function printTypedLiteral(type: ir.ScalarTypeName, quoted: string): string {
