@@ -4,8 +4,10 @@ import { AppError } from '../../errors.ts';
 import { conform, fieldName, mergeFields, sameType } from '../schema.ts';
 import type { LogRow, QueryOptions, RecordFields, ResultRow, Warehouse } from '../types.ts';
 import {
+  createDatabaseSql,
   createTableSql,
   createViewSql,
+  dropSourceSql,
   layoutFromColumns,
   parseTableName,
   readFields,
@@ -32,6 +34,12 @@ export interface ClickHouseOptions {
   database: string;
   /** How often to re-read table schemas that other instances may have widened. */
   schemaRefreshMs?: number;
+  /**
+   * SAWMILL_CLICKHOUSE_CLUSTER: create and alter everything ON CLUSTER, store rows in a
+   * ReplicatedMergeTree table per shard behind a Distributed table (layout.ts), and acknowledge
+   * an insert only once the Distributed table has written it to its shards.
+   */
+  cluster?: string | undefined;
 }
 
 /**
@@ -78,13 +86,19 @@ export class ClickHouseWarehouse implements Warehouse {
     private readonly database: string,
     /** In-process chdb, whose output buffer needs clearing after a failed query. */
     private readonly inProcess: boolean,
+    private readonly cluster: string | undefined,
   ) {}
+
+  /** What every DDL statement of layout.ts needs. */
+  private get ddlOptions() {
+    return { database: this.database, cluster: this.cluster };
+  }
 
   static async open(options: ClickHouseOptions): Promise<ClickHouseWarehouse> {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(options.database)) throw new Error(`invalid ClickHouse database name "${options.database}"`);
     const client = await connect(options);
-    const warehouse = new ClickHouseWarehouse(client, options.database, options.url.startsWith('chdb:'));
-    await warehouse.command(`CREATE DATABASE IF NOT EXISTS ${quoteIdent(options.database)}`);
+    const warehouse = new ClickHouseWarehouse(client, options.database, options.url.startsWith('chdb:'), options.cluster || undefined);
+    await warehouse.command(createDatabaseSql(options.database, warehouse.cluster));
     await warehouse.refreshAll();
     const refreshMs = options.schemaRefreshMs ?? 10_000;
     if (refreshMs > 0) {
@@ -118,9 +132,9 @@ export class ClickHouseWarehouse implements Warehouse {
       const view = viewName(sourceId);
       if (this.layouts.has(view)) return;
       const layout: SourceLayout = { view, table: tableName(view), fields: new Map() };
-      await this.command(createTableSql(layout, { database: this.database, retentionDays: this.retention.get(view) ?? null }));
+      for (const statement of createTableSql(layout, { ...this.ddlOptions, retentionDays: this.retention.get(view) ?? null })) await this.command(statement);
       await this.refresh(view);
-      await this.command(createViewSql(this.layouts.get(view)!, this.database));
+      await this.command(createViewSql(this.layouts.get(view)!, this.ddlOptions));
     });
   }
 
@@ -131,7 +145,7 @@ export class ClickHouseWarehouse implements Warehouse {
       this.retention.set(view, days);
       const layout = this.layouts.get(view);
       if (!layout) return;
-      await this.command(retentionSql(layout, this.database, days)).catch((error: unknown) => {
+      await this.command(retentionSql(layout, this.ddlOptions, days)).catch((error: unknown) => {
         // REMOVE TTL on a table that never had one is not an error worth failing a request for.
         if (days !== null) throw error;
       });
@@ -141,8 +155,7 @@ export class ClickHouseWarehouse implements Warehouse {
   dropSource(sourceId: string): Promise<void> {
     return this.ddl(async () => {
       const view = viewName(sourceId);
-      await this.command(`DROP VIEW IF EXISTS ${quoteIdent(this.database)}.${quoteIdent(view)}`);
-      await this.command(`DROP TABLE IF EXISTS ${quoteIdent(this.database)}.${quoteIdent(tableName(view))}`);
+      for (const statement of dropSourceSql(view, this.ddlOptions)) await this.command(statement);
       this.layouts.delete(view);
     });
   }
@@ -174,6 +187,8 @@ export class ClickHouseWarehouse implements Warehouse {
           async_insert_deduplicate: 1,
           insert_deduplicate: 1,
           insert_deduplication_token: token.digest('hex'),
+          // A Distributed table otherwise queues the rows on this node and answers at once.
+          ...(this.cluster ? { distributed_foreground_insert: 1 } : {}),
         },
       });
     }
@@ -257,9 +272,9 @@ export class ClickHouseWarehouse implements Warehouse {
       let layout = (await this.refresh(view)) ?? (await this.createMissing(view));
       for (let attempt = 0; attempt < 5 && !covers(layout, schema); attempt++) {
         const target = mergeFields(readFields(layout), schema);
-        for (const statement of wideningSql(layout, this.database, target)) await this.command(statement);
+        for (const statement of wideningSql(layout, this.ddlOptions, target)) await this.command(statement);
         layout = (await this.refresh(view))!;
-        await this.command(createViewSql(layout, this.database));
+        await this.command(createViewSql(layout, this.ddlOptions));
       }
       if (!covers(layout, schema)) throw new Error(`could not widen ${view}`);
       return layout;
@@ -269,9 +284,9 @@ export class ClickHouseWarehouse implements Warehouse {
   /** A source created by another instance (or before a crash) gets its table here. */
   private async createMissing(view: string): Promise<SourceLayout> {
     const layout: SourceLayout = { view, table: tableName(view), fields: new Map() };
-    await this.command(createTableSql(layout, { database: this.database, retentionDays: this.retention.get(view) ?? null }));
+    for (const statement of createTableSql(layout, { ...this.ddlOptions, retentionDays: this.retention.get(view) ?? null })) await this.command(statement);
     const created = (await this.refresh(view))!;
-    await this.command(createViewSql(created, this.database));
+    await this.command(createViewSql(created, this.ddlOptions));
     return created;
   }
 

@@ -40,7 +40,10 @@ export function viewName(sourceId: string): string {
   return `src_${sourceId.replaceAll('-', '').toLowerCase()}`;
 }
 
+/** What Sawmill inserts into and reads: the MergeTree table, or on a cluster the Distributed one. */
 export const tableName = (view: string) => `${view}_data`;
+/** On a cluster: the ReplicatedMergeTree table on every shard that the Distributed table spreads over. */
+export const localTableName = (view: string) => `${view}_local`;
 
 export function parseTableName(table: string): string | undefined {
   return /^(src_[0-9a-f]{32})_data$/.exec(table)?.[1];
@@ -96,67 +99,108 @@ export function writeColumn(field: FieldLayout): string | undefined {
 export interface TableOptions {
   database: string;
   retentionDays: number | null;
+  /** SAWMILL_CLICKHOUSE_CLUSTER: every statement runs ON CLUSTER, tables are replicated and distributed. */
+  cluster?: string | undefined;
 }
 
 const qualified = (database: string, name: string) => `${quoteIdent(database)}.${quoteIdent(name)}`;
+const onCluster = (cluster: string | undefined) => (cluster ? ` ON CLUSTER ${quoteIdent(cluster)}` : '');
+const FIXED_COLUMNS = [
+  '`id` String CODEC(ZSTD(1))',
+  "`timestamp` DateTime64(6, 'UTC') CODEC(Delta(8), ZSTD(1))",
+  '`event_message` String CODEC(ZSTD(1))',
+];
+/** Logs at scale: a day per partition (retention drops whole parts), sorted by time. */
+const STORAGE = 'PARTITION BY toDate(timestamp) ORDER BY timestamp';
+
+export function createDatabaseSql(database: string, cluster: string | undefined): string {
+  return `CREATE DATABASE IF NOT EXISTS ${quoteIdent(database)}${onCluster(cluster)}`;
+}
 
 /**
- * Logs at scale: a day per partition (retention drops whole parts), sorted by time so a time
- * range reads only its granules, ZSTD on every column, Delta on the timestamps, and a TTL from
- * the source's retention.
+ * The tables of a new source: a MergeTree table, or on a cluster a ReplicatedMergeTree table per
+ * shard (`_local`, replicas found through the `{shard}`/`{replica}` macros) and a Distributed
+ * table over it under the name Sawmill inserts into and reads, sharded by event id. ZSTD on every
+ * column, Delta on the timestamps, and a TTL from the source's retention.
  */
-export function createTableSql(layout: SourceLayout, options: TableOptions): string {
-  const columns = [
-    '`id` String CODEC(ZSTD(1))',
-    "`timestamp` DateTime64(6, 'UTC') CODEC(Delta(8), ZSTD(1))",
-    '`event_message` String CODEC(ZSTD(1))',
+export function createTableSql(layout: SourceLayout, options: TableOptions): string[] {
+  const { database, cluster } = options;
+  const columns = FIXED_COLUMNS.join(', ');
+  const ttl = ttlClause(options.retentionDays);
+  if (!cluster) {
+    return [
+      `CREATE TABLE IF NOT EXISTS ${qualified(database, layout.table)} (${columns}) ENGINE = MergeTree ${STORAGE} ${ttl}` +
+        'SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1, non_replicated_deduplication_window = 1000',
+    ];
+  }
+  const local = localTableName(layout.view);
+  const replicaPath = quoteString(`/clickhouse/tables/{shard}/${database}/${local}`);
+  return [
+    `CREATE TABLE IF NOT EXISTS ${qualified(database, local)}${onCluster(cluster)} (${columns}) ` +
+      `ENGINE = ReplicatedMergeTree(${replicaPath}, '{replica}') ${STORAGE} ${ttl}` +
+      'SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1',
+    `CREATE TABLE IF NOT EXISTS ${qualified(database, layout.table)}${onCluster(cluster)} AS ${qualified(database, local)} ` +
+      `ENGINE = Distributed(${quoteIdent(cluster)}, ${quoteIdent(database)}, ${quoteIdent(local)}, cityHash64(id))`,
   ];
-  return (
-    `CREATE TABLE IF NOT EXISTS ${qualified(options.database, layout.table)} (${columns.join(', ')}) ` +
-    `ENGINE = MergeTree PARTITION BY toDate(timestamp) ORDER BY timestamp ` +
-    `${ttlClause(options.retentionDays)}` +
-    `SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1, non_replicated_deduplication_window = 1000`
-  );
 }
+
+const quoteString = (value: string) => `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
 
 function ttlClause(retentionDays: number | null): string {
   return retentionDays === null ? '' : `TTL toDateTime(timestamp) + toIntervalDay(${Math.floor(retentionDays)}) `;
 }
 
-export function retentionSql(layout: SourceLayout, database: string, retentionDays: number | null): string {
-  const table = qualified(database, layout.table);
-  return retentionDays === null ? `ALTER TABLE ${table} REMOVE TTL` : `ALTER TABLE ${table} MODIFY ${ttlClause(retentionDays)}`;
+/** The table that holds the rows (and so the TTL): the local one on a cluster. */
+const storageTable = (layout: SourceLayout, cluster: string | undefined) => (cluster ? localTableName(layout.view) : layout.table);
+
+export function retentionSql(layout: SourceLayout, options: Omit<TableOptions, 'retentionDays'>, retentionDays: number | null): string {
+  const table = `${qualified(options.database, storageTable(layout, options.cluster))}${onCluster(options.cluster)}`;
+  return retentionDays === null ? `ALTER TABLE ${table} REMOVE TTL` : `ALTER TABLE ${table} MODIFY ${ttlClause(retentionDays).trim()}`;
 }
 
-export function addColumnSql(layout: SourceLayout, database: string, column: string, type: FieldType): string {
-  return `ALTER TABLE ${qualified(database, layout.table)} ADD COLUMN IF NOT EXISTS ${quoteIdent(column)} ${clickhouseType(type)} CODEC(ZSTD(1))`;
+/** A new column: on a cluster first on the local tables, then on the Distributed one (which stores no data, so no codec). */
+export function addColumnSql(layout: SourceLayout, options: Omit<TableOptions, 'retentionDays'>, column: string, type: FieldType): string[] {
+  const { database, cluster } = options;
+  const definition = `${quoteIdent(column)} ${clickhouseType(type)}`;
+  const add = (table: string, codec: string) => `ALTER TABLE ${qualified(database, table)}${onCluster(cluster)} ADD COLUMN IF NOT EXISTS ${definition}${codec}`;
+  if (!cluster) return [add(layout.table, ' CODEC(ZSTD(1))')];
+  return [add(localTableName(layout.view), ' CODEC(ZSTD(1))'), add(layout.table, '')];
 }
 
 /**
  * The DDL that lets `layout` hold `target` (a superset of its read types): a new column for a new
  * field, a new generation for a field whose type widens. Returns the column statements only.
  */
-export function wideningSql(layout: SourceLayout, database: string, target: RecordFields): string[] {
+export function wideningSql(layout: SourceLayout, options: Omit<TableOptions, 'retentionDays'>, target: RecordFields): string[] {
   const statements: string[] = [];
   for (const [name, type] of target) {
     const field = layout.fields.get(name);
     if (!field) {
-      statements.push(addColumnSql(layout, database, name, type));
+      statements.push(...addColumnSql(layout, options, name, type));
       continue;
     }
     const wanted = mergeTypes(field.type, type);
     if (sameType(wanted, field.type) && writeColumn(field)) continue;
-    statements.push(addColumnSql(layout, database, generationColumn(name, wanted), wanted));
+    statements.push(...addColumnSql(layout, options, generationColumn(name, wanted), wanted));
   }
   return statements;
 }
 
-export function createViewSql(layout: SourceLayout, database: string): string {
+export function createViewSql(layout: SourceLayout, options: Omit<TableOptions, 'retentionDays'>): string {
   const columns = ['`id`', '`timestamp`', '`event_message`'];
   for (const [name, field] of layout.fields) columns.push(`${readExpression(field)} AS ${quoteIdent(name)}`);
-  return `CREATE OR REPLACE VIEW ${qualified(database, layout.view)} AS SELECT ${columns.join(', ')} FROM ${qualified(database, layout.table)}`;
+  const { database, cluster } = options;
+  return `CREATE OR REPLACE VIEW ${qualified(database, layout.view)}${onCluster(cluster)} AS SELECT ${columns.join(', ')} FROM ${qualified(database, layout.table)}`;
 }
 
+/** View first (it reads the table), then the Distributed table, then the replicated data (SYNC frees its replica path for a re-create). */
+export function dropSourceSql(view: string, options: Omit<TableOptions, 'retentionDays'>): string[] {
+  const { database, cluster } = options;
+  const drop = (kind: string, name: string, sync = '') => `DROP ${kind} IF EXISTS ${qualified(database, name)}${onCluster(cluster)}${sync}`;
+  const statements = [drop('VIEW', view), drop('TABLE', tableName(view))];
+  if (cluster) statements.push(drop('TABLE', localTableName(view), ' SYNC'));
+  return statements;
+}
 function readExpression(field: FieldLayout): string {
   const target = clickhouseType(field.type);
   const cast = (generation: Generation) =>
