@@ -12,8 +12,10 @@ export interface Config {
   maxBodyBytes: number;
   /** Events waiting for the writer beyond which ingestion answers 429. */
   maxQueuedEvents: number;
-  /** Longest the writer waits to group concurrent requests into one commit. */
+  /** Longest the writer waits to group concurrent requests into one warehouse commit (ClickHouse). */
   commitIntervalMs: number;
+  /** Longest acknowledged events wait in the journal before they are folded into DuckDB. */
+  foldIntervalMs: number;
   /** Endpoint query deadline, unless the endpoint sets its own `query_timeout_ms`. */
   queryTimeoutMs: number;
   /** Most fields a source may have, nested ones included; new fields past it go to `_overflow`. */
@@ -27,7 +29,7 @@ export interface Config {
   logLevel: string;
   /** Where events live: the embedded DuckDB file (default) or ClickHouse (docs/scale-out.md). */
   warehouse: 'duckdb' | 'clickhouse';
-  clickhouse: { url: string; username: string | undefined; password: string | undefined; database: string };
+  clickhouse: { url: string; username: string | undefined; password: string | undefined; database: string; cluster?: string | undefined };
   /** A PostgreSQL URL for the shared catalog of several instances; unset keeps catalog.json. */
   catalogUrl: string | undefined;
 }
@@ -69,6 +71,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxBodyBytes: integer(env, 'SAWMILL_MAX_BODY_BYTES', 12 * 1024 * 1024),
     maxQueuedEvents: integer(env, 'SAWMILL_MAX_QUEUED_EVENTS', 200_000),
     commitIntervalMs: integer(env, 'SAWMILL_COMMIT_INTERVAL_MS', 5),
+    foldIntervalMs: integer(env, 'SAWMILL_FOLD_INTERVAL_MS', 100),
     queryTimeoutMs: integer(env, 'SAWMILL_QUERY_TIMEOUT_MS', 30_000),
     maxFieldsPerSource: integer(env, 'SAWMILL_MAX_FIELDS_PER_SOURCE', 1000),
     ...timeouts(env),
@@ -80,6 +83,7 @@ export function loadConfig(env: Env = process.env): Config {
       username: env.SAWMILL_CLICKHOUSE_USER || undefined,
       password: env.SAWMILL_CLICKHOUSE_PASSWORD || undefined,
       database: env.SAWMILL_CLICKHOUSE_DATABASE || 'sawmill',
+      cluster: env.SAWMILL_CLICKHOUSE_CLUSTER || undefined,
     },
     catalogUrl: env.SAWMILL_CATALOG_URL || undefined,
   };

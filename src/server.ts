@@ -9,10 +9,14 @@ import type { Config } from './config.ts';
 import { EndpointService } from './endpoints/service.ts';
 import { buildApp } from './http/app.ts';
 import type { Services } from './http/services.ts';
+import { Journal } from './pipeline/journal.ts';
+import { ReadAfterWrite } from './pipeline/read-after-write.ts';
 import { EventWriter } from './pipeline/writer.ts';
 import { provisionSupabase } from './provision/supabase.ts';
 import { openDuckDb } from './warehouse/duckdb/open.ts';
 import { openClickHouse } from './warehouse/clickhouse/open.ts';
+import type { SqlDialect } from './sql/index.ts';
+import type { Warehouse } from './warehouse/types.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -42,13 +46,25 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const catalog = config.catalogUrl
     ? await PostgresCatalog.open({ url: config.catalogUrl, onError: (error) => console.error('catalog:', error) })
     : await FileCatalog.open(config.dataDir);
-  const { warehouse, dialect } = config.warehouse === 'clickhouse' ? await openClickHouse(config) : await openDuckDb(config);
+  const { warehouse: storage, dialect }: { warehouse: Warehouse; dialect: SqlDialect } =
+    config.warehouse === 'clickhouse' ? await openClickHouse(config) : await openDuckDb(config);
   let ready = false;
-  const writer = new EventWriter(warehouse, {
+  // Where the warehouse can record how far a journal has been folded in (DuckDB), requests are
+  // acknowledged from the journal; elsewhere (ClickHouse) from the warehouse commit.
+  const opened = storage.committedPosition
+    ? await Journal.open(join(config.dataDir, 'journal'), await storage.committedPosition(), {
+        onDamage: (damage) => console.error(`journal ${damage.file} was damaged at byte ${damage.offset}; cut there, original kept as ${damage.savedAs}`),
+      })
+    : undefined;
+  let writer: EventWriter | undefined;
+  const warehouse = new ReadAfterWrite(storage, () => writer!.visible());
+  writer = new EventWriter(warehouse, {
     maxQueuedEvents: config.maxQueuedEvents,
-    commitIntervalMs: config.commitIntervalMs,
+    commitIntervalMs: opened ? config.foldIntervalMs : config.commitIntervalMs,
     maxFieldsPerSource: config.maxFieldsPerSource,
+    journal: opened?.journal,
     onCommitError: (error, sourceIds) => app.log.error({ err: error, sources: sourceIds }, 'commit failed'),
+    onQuarantined: (path, sourceId) => app.log.error({ source: sourceId, file: path }, 'events the warehouse kept refusing were set aside'),
   });
   const endpoints = new EndpointService(catalog, warehouse, dialect, { queryTimeoutMs: config.queryTimeoutMs, cacheMaxBytes: 64 * 1024 * 1024 });
   const keys = new KeyRing(catalog, { privateKey: await privateKeyFor(config, (message) => console.log(message)), ingestKey: config.ingestKey });
@@ -57,6 +73,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
 
   // A crash between creating a source and its storage leaves the catalog ahead: catch up.
   for (const source of catalog.listSources()) await warehouse.createSource(source.token);
+  if (opened) {
+    writer.recover(opened.unfolded);
+    await writer.flush();
+  }
   const provision = () => provisionSupabase(DEFAULT_OWNER_ID, catalog, warehouse, endpoints);
   if (catalog instanceof PostgresCatalog) {
     // One instance provisions a new deployment; an endpoint changed elsewhere drops its cache here.
@@ -75,6 +95,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       ready = false;
       await app.close();
       await writer.flush();
+      await opened?.journal.close();
       endpoints.stop();
       await warehouse.close();
       if (catalog instanceof PostgresCatalog) await catalog.close();

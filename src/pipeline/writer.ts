@@ -1,9 +1,11 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../errors.ts';
 import { planRows } from '../warehouse/schema.ts';
 import type { LogRow, Warehouse } from '../warehouse/types.ts';
+import type { Journal, JournalRecord } from './journal.ts';
 
 export interface WriterOptions {
-  /** Events waiting for a commit beyond which new requests are refused with 429. */
+  /** Events acknowledged or waiting but not yet in the warehouse beyond which new requests are refused with 429. */
   maxQueuedEvents: number;
   /** How long the first request of a commit waits for others to join it. */
   commitIntervalMs: number;
@@ -11,35 +13,50 @@ export interface WriterOptions {
   maxEventsPerCommit?: number;
   /** Most fields per source, nested ones included; new fields past it go to the overflow field. */
   maxFieldsPerSource?: number;
+  /**
+   * Acknowledge once events are in this journal and fold them into the warehouse afterwards (the
+   * warehouse must keep a committed position). Without one, a request waits for its warehouse commit.
+   */
+  journal?: Journal;
   /** Told about commits that failed, with the cause the callers are not shown. */
   onCommitError?: (error: unknown, sourceIds: string[]) => void;
+  /** Told where an acknowledged record the warehouse kept refusing was set aside. */
+  onQuarantined?: (path: string, sourceId: string) => void;
 }
 
 export const DEFAULT_MAX_FIELDS_PER_SOURCE = 1000;
+/** Tries of a journal record the warehouse refuses on its own before it is set aside. */
+const FOLD_ATTEMPTS = 3;
 
 /** 429 with Retry-After, which Vector and the Logflare clients retry. */
 export const queueFull = () => new AppError(429, 'queue_full', 'ingest queue is full, retry shortly', { retryAfterSeconds: 1 });
+const writeFailed = () => new AppError(503, 'write_failed', 'events could not be stored, retry');
 
-interface Pending {
-  sourceId: string;
-  rows: LogRow[];
-  resolve: () => void;
-  reject: (error: Error) => void;
+interface Pending extends JournalRecord {
+  /** Answers the request; a no-op for journaled records, which were answered already. */
+  settle: (error?: unknown) => void;
 }
+
+const acknowledged = () => undefined;
 
 /**
  * Group commit: requests that arrive while a commit is being written share the next one, so a
- * thousand concurrent senders cost one fsync, and every caller is answered only once its events
- * are durable.
+ * thousand concurrent senders cost one fsync. With a journal, a request is answered once its
+ * events are in the journal and the commits into the warehouse (folds) happen behind it, large
+ * and off the acknowledgement path; without one, once its warehouse commit is durable.
  */
 export class EventWriter {
   private queue: Pending[] = [];
   private readonly committedListeners = new Set<(sourceId: string, rows: LogRow[]) => void>();
+  private readonly visibilityWaiters: Array<{ seq: number; resolve: () => void }> = [];
   private queuedEvents = 0;
+  private acknowledgedSeq = 0;
+  private foldedSeq = 0;
   private writing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly maxEventsPerCommit: number;
   private readonly maxFieldsPerSource: number;
+  private readonly journal: Journal | undefined;
 
   constructor(
     private readonly warehouse: Warehouse,
@@ -47,6 +64,7 @@ export class EventWriter {
   ) {
     this.maxEventsPerCommit = options.maxEventsPerCommit ?? 50_000;
     this.maxFieldsPerSource = options.maxFieldsPerSource ?? DEFAULT_MAX_FIELDS_PER_SOURCE;
+    this.journal = options.journal;
   }
 
   /** Be told of every committed batch (live tail); returns the function that stops it. */
@@ -64,26 +82,69 @@ export class EventWriter {
     return this.queuedEvents >= this.options.maxQueuedEvents;
   }
 
-  /** Resolves once `rows` are committed; refuses at once when the queue is full. */
-  write(sourceId: string, rows: LogRow[]): Promise<void> {
-    if (rows.length === 0) return Promise.resolve();
-    if (this.queuedEvents > 0 && this.queuedEvents + rows.length > this.options.maxQueuedEvents) {
-      return Promise.reject(queueFull());
+  /** Resolves once `rows` are durable; refuses at once when the queue is full. */
+  async write(sourceId: string, rows: LogRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    if (this.queuedEvents > 0 && this.queuedEvents + rows.length > this.options.maxQueuedEvents) throw queueFull();
+    this.queuedEvents += rows.length;
+    if (!this.journal) {
+      return new Promise((resolve, reject) => {
+        this.enqueue({ seq: 0, sourceId, rows, settle: (error) => (error === undefined ? resolve() : reject(asAppError(error))) });
+      });
     }
-    return new Promise((resolve, reject) => {
-      this.queue.push({ sourceId, rows, resolve, reject });
-      this.queuedEvents += rows.length;
-      this.schedule();
+    let seq: number;
+    try {
+      seq = await this.journal.append(sourceId, rows);
+    } catch (error) {
+      this.queuedEvents -= rows.length;
+      this.options.onCommitError?.(error, [sourceId]);
+      throw writeFailed();
+    }
+    this.acknowledgedSeq = Math.max(this.acknowledgedSeq, seq);
+    this.enqueue({ seq, sourceId, rows, settle: acknowledged });
+  }
+
+  /** Journal records found unfolded at start-up; fold them with `flush()` before taking traffic. */
+  recover(records: JournalRecord[]): void {
+    for (const record of records) {
+      this.queuedEvents += record.rows.length;
+      this.acknowledgedSeq = Math.max(this.acknowledgedSeq, record.seq);
+      this.enqueue({ ...record, settle: acknowledged });
+    }
+  }
+
+  /**
+   * Resolves once every event acknowledged before the call can be read from the warehouse, so a
+   * query sees what its caller was told is stored. Folds at once rather than waiting for company.
+   */
+  visible(): Promise<void> {
+    const seq = this.acknowledgedSeq;
+    if (this.foldedSeq >= seq) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.visibilityWaiters.push({ seq, resolve });
+      if (this.timer && !this.writing) {
+        clearTimeout(this.timer);
+        this.timer = undefined;
+        void this.startCommit();
+      }
     });
   }
 
-  /** Commit everything queued; used on shutdown. */
+  /** Commit everything queued; used on shutdown and after recovery. */
   async flush(): Promise<void> {
     while (this.queue.length > 0 || this.writing) {
       if (this.timer) clearTimeout(this.timer);
       this.timer = undefined;
       await (this.writing ?? this.startCommit());
     }
+  }
+
+  /** Journal order is fold order: the warehouse's committed position only ever moves forward. */
+  private enqueue(pending: Pending): void {
+    let index = this.queue.length;
+    while (index > 0 && this.queue[index - 1]!.seq > pending.seq) index--;
+    this.queue.splice(index, 0, pending);
+    this.schedule();
   }
 
   private schedule(): void {
@@ -115,38 +176,82 @@ export class EventWriter {
 
   private async commit(taken: Pending[]): Promise<void> {
     if (taken.length === 0) return;
-    const bySource = groupBySource(taken);
     try {
-      const batches = [...bySource].map(([sourceId, items]) => this.batch(sourceId, items));
-      await this.warehouse.append(batches);
-      settle(taken);
-      for (const batch of batches) this.announce(batch.sourceId, batch.rows);
+      const batches = [...groupBySource(taken)].map(([sourceId, items]) => this.batch(sourceId, items));
+      await this.warehouse.append(batches, this.journal ? taken.at(-1)!.seq : undefined);
+      this.committed(taken, batches);
     } catch (error) {
       // One request's failure must not fail the requests that shared its commit (the commit was
       // rolled back, so nothing is stored twice): retry each on its own.
-      if (taken.length === 1) return this.fail(taken, error, [taken[0]!.sourceId]);
-      for (const pending of taken) {
-        try {
-          const batch = this.batch(pending.sourceId, [pending]);
-          await this.warehouse.append([batch]);
-          settle([pending]);
-          this.announce(pending.sourceId, batch.rows);
-        } catch (retryError) {
-          this.fail([pending], retryError, [pending.sourceId]);
-        }
-      }
+      if (!this.journal && taken.length === 1) return this.fail(taken[0]!, error);
+      for (const pending of taken) await (this.journal ? this.foldAlone(pending) : this.commitAlone(pending));
     } finally {
       for (const pending of taken) this.queuedEvents -= pending.rows.length;
     }
   }
 
-  private announce(sourceId: string, rows: LogRow[]): void {
-    for (const listener of this.committedListeners) listener(sourceId, rows);
+  private async commitAlone(pending: Pending): Promise<void> {
+    try {
+      const batch = this.batch(pending.sourceId, [pending]);
+      await this.warehouse.append([batch]);
+      this.committed([pending], [batch]);
+    } catch (error) {
+      this.fail(pending, error);
+    }
   }
 
-  private fail(items: Pending[], error: unknown, sourceIds: string[]): void {
-    this.options.onCommitError?.(error, sourceIds);
-    settle(items, error);
+  /**
+   * A journaled record was acknowledged, so it is never dropped: one the warehouse refuses for its
+   * content is tried a few times, then written aside as a file for the operator; one refused for
+   * want of memory or disk (or that cannot be written aside) is tried until it goes somewhere.
+   */
+  private async foldAlone(pending: Pending): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const batch = this.batch(pending.sourceId, [pending]);
+        await this.warehouse.append([batch], pending.seq);
+        return this.committed([pending], [batch]);
+      } catch (error) {
+        // The source was deleted after these events were acknowledged: they went with it.
+        if (error instanceof AppError && error.status === 404) return this.advance(pending.seq);
+        this.options.onCommitError?.(error, [pending.sourceId]);
+        const passing = error instanceof AppError && error.status === 503; // memory or disk: wait it out
+        if (!passing && attempt >= FOLD_ATTEMPTS && (await this.setAside(pending, error))) return;
+        await sleep(Math.min(100 * 10 ** (attempt - 1), 5_000));
+      }
+    }
+  }
+
+  private async setAside(pending: Pending, error: unknown): Promise<boolean> {
+    try {
+      const path = await this.journal!.quarantine(pending, error instanceof Error ? error.message : String(error));
+      this.options.onQuarantined?.(path, pending.sourceId);
+      this.advance(pending.seq);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private committed(items: Pending[], batches: Array<{ sourceId: string; rows: LogRow[] }>): void {
+    for (const pending of items) pending.settle();
+    for (const batch of batches) for (const listener of this.committedListeners) listener(batch.sourceId, batch.rows);
+    if (this.journal) this.advance(items.at(-1)!.seq);
+  }
+
+  private advance(seq: number): void {
+    this.foldedSeq = Math.max(this.foldedSeq, seq);
+    for (let i = this.visibilityWaiters.length - 1; i >= 0; i--) {
+      if (this.visibilityWaiters[i]!.seq > this.foldedSeq) continue;
+      this.visibilityWaiters[i]!.resolve();
+      this.visibilityWaiters.splice(i, 1);
+    }
+    void this.journal!.release(this.foldedSeq).catch((error: unknown) => this.options.onCommitError?.(error, []));
+  }
+
+  private fail(pending: Pending, error: unknown): void {
+    this.options.onCommitError?.(error, [pending.sourceId]);
+    pending.settle(error);
   }
 
   private batch(sourceId: string, items: Pending[]) {
@@ -155,11 +260,8 @@ export class EventWriter {
   }
 }
 
-function settle(items: Pending[], error?: unknown): void {
-  for (const pending of items) {
-    if (error === undefined) pending.resolve();
-    else pending.reject(error instanceof AppError ? error : new AppError(503, 'write_failed', 'events could not be stored, retry'));
-  }
+function asAppError(error: unknown): AppError {
+  return error instanceof AppError ? error : writeFailed();
 }
 
 function groupBySource(items: Pending[]): Map<string, Pending[]> {

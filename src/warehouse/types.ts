@@ -66,7 +66,13 @@ export interface Warehouse {
    * Store rows durably in one commit: widen the schema to `schema` first (a superset of the
    * current one, as produced by the pipeline), then append. Resolves once the commit is on disk.
    */
-  append(batches: ReadonlyArray<{ sourceId: string; schema: RecordFields; rows: LogRow[] }>): Promise<void>;
+  append(batches: ReadonlyArray<{ sourceId: string; schema: RecordFields; rows: LogRow[] }>, position?: number): Promise<void>;
+  /**
+   * Engines that can keep it store `position` (how far an upstream journal has been folded in)
+   * in the same transaction as the rows; this returns the last one stored, 0 if none. Present
+   * only where that is atomic, which is what lets the pipeline acknowledge from its journal.
+   */
+  committedPosition?(): Promise<number>;
   /** Run SQL already generated for this engine, with named string parameters. */
   query(sql: string, params: Record<string, string | null>, options: QueryOptions): Promise<ResultRow[]>;
   /** The SQL relation name that holds a source's events, for the translator. */

@@ -100,8 +100,8 @@ describe("Vector http sink, Supabase's configuration", () => {
 
 describe('backpressure: replies Vector retries', () => {
   test('a full ingest queue answers 429 with Retry-After, and the retried batch is stored', async () => {
-    // One queued event fills the queue; the long commit interval keeps it queued while the second batch arrives.
-    const small = await startTestServer({ maxQueuedEvents: 1, commitIntervalMs: 300 });
+    // One queued event fills the queue; the long commit (fold) interval keeps it queued while the second batch arrives.
+    const small = await startTestServer({ maxQueuedEvents: 1, commitIntervalMs: 300, foldIntervalMs: 300 });
     try {
       const sources = (await small.request('GET', '/api/sources')).body as Array<{ name: string; token: string }>;
       const token = sources.find((source) => source.name === 'postgres.logs')!.token;
@@ -114,6 +114,7 @@ describe('backpressure: replies Vector retries', () => {
       assert.equal((await first).status, 200);
 
       // What Vector does next: wait Retry-After, send the same batch again.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
       const retried = await vectorPost(small, 'postgres.logs', [{ event_message: 'second', timestamp: '2026-11-20T10:00:01Z' }]);
       assert.equal(retried.status, 200);
       assert.deepEqual((await storedRows(small, token)).map((row) => row.event_message), ['first', 'second']);

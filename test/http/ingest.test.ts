@@ -297,8 +297,10 @@ describe('schema', () => {
     assert.equal(schema.body.metadata.fields.value.type, 'STRING');
     assert.equal(schema.body.metadata.fields.shape.type, 'STRING');
     const values = (await stored('drift')).map((row) => row.metadata[0].value);
-    // 1 was widened to a float (1.0) before the column became a string; ClickHouse writes that float as "1".
-    assert.deepEqual(values, [server.services.warehouse.engine === 'clickhouse' ? '1' : '1.0', '1.5', 'many']);
+    // "1.0" when 1 was stored as a float before the column became a string, "1" when all three
+    // were folded into the same commit (or ClickHouse wrote the float): the number is kept either way.
+    assert.deepEqual(values.slice(1), ['1.5', 'many']);
+    assert.equal(Number(values[0]), 1);
     const shapes = (await stored('drift')).map((row) => row.metadata[0].shape ?? null);
     assert.deepEqual(shapes, ['text', null, '{"nested":true}']);
   });

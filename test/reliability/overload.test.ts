@@ -3,10 +3,11 @@
  * bounded under more load than the writer can take, and nothing acknowledged is lost.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { AppError } from '../../src/errors.ts';
 import { freePort, spawnServer, stopServer } from '../support/process.ts';
 import { startTestServer } from '../support/server.ts';
 import { rssOf, sleep, storedIds, tally } from './support.ts';
@@ -124,8 +125,48 @@ test('more load than the writer can take: RSS stays under the bound and every ac
   assert.ok([...counts.values()].every((count) => count === 1));
 });
 
-test('a failed commit acknowledges nothing (503, retried by clients), and one refused request does not fail those sharing its commit', async () => {
-  const server = await startTestServer({ commitIntervalMs: 50 });
+test('DuckDB: events refused by the warehouse after their acknowledgement are retried, set aside only for their content, never lost', async () => {
+  const server = await startTestServer({ foldIntervalMs: 50 });
+  try {
+    const source = (await server.request('POST', '/api/sources', { body: { name: 'failing.disk' } })).body.token;
+    const warehouse = server.services.warehouse;
+    const append = warehouse.append.bind(warehouse);
+    // A warehouse that refuses a "poison" event for its content, and one that is out of disk.
+    let diskFull = false;
+    warehouse.append = async (batches, position) => {
+      if (diskFull) throw new AppError(503, 'storage_busy', 'IO Error: No space left on device');
+      if (batches.some((batch) => batch.rows.some((row) => row.event_message === 'poison'))) throw new Error('Conversion Error: poison');
+      return append(batches, position);
+    };
+    // Acknowledged from the journal, so the warehouse's refusal reaches no sender.
+    const replies = await Promise.all(
+      ['fine 1', 'poison', 'fine 2', 'fine 3'].map((message) => server.request('POST', `/logs?source=${source}`, { body: [{ id: message, message }] })),
+    );
+    assert.deepEqual(replies.map((reply) => reply.status), [200, 200, 200, 200]);
+    diskFull = true;
+    assert.equal((await server.request('POST', `/logs?source=${source}`, { body: [{ id: 'during', message: 'while the disk is full' }] })).status, 200);
+    await sleep(300);
+    assert.equal((await server.request('GET', '/health', { key: null })).status, 200, 'the service stays up');
+    diskFull = false;
+    // A query waits until everything acknowledged is folded in or set aside.
+    const stored = await warehouse.query(`select id from ${warehouse.relation(source)} order by id`, {}, { timeoutMs: 10_000, maxRows: 10 });
+    assert.deepEqual(stored.map((row) => row.id), ['during', 'fine 1', 'fine 2', 'fine 3'], 'every acknowledged event the warehouse accepts');
+    const rejectedDir = join(server.dataDir, 'journal', 'rejected');
+    const setAside = await Promise.all((await readdir(rejectedDir)).map(async (name) => JSON.parse(await readFile(join(rejectedDir, name), 'utf8'))));
+    assert.deepEqual(
+      setAside.map((record) => [record.sourceId, record.reason, record.rows.map((row: { id: string }) => row.id)]),
+      [[source, 'Conversion Error: poison', ['poison']]],
+    );
+  } finally {
+    await server.stop({ removeData: true });
+  }
+});
+
+test('ClickHouse: a failed commit acknowledges nothing (503, retried by clients), and one refused request does not fail those sharing its commit', async () => {
+  const chdbDir = await mkdtemp(join(tmpdir(), 'sawmill-chdb-'));
+  dirs.push(chdbDir);
+  const clickhouse = { url: `chdb:${chdbDir}`, username: undefined, password: undefined, database: 'overload' };
+  const server = await startTestServer({ warehouse: 'clickhouse', clickhouse, commitIntervalMs: 50 });
   try {
     const source = (await server.request('POST', '/api/sources', { body: { name: 'failing.disk' } })).body.token;
     const warehouse = server.services.warehouse;

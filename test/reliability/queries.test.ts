@@ -108,9 +108,10 @@ test('a query needing more memory than the limit spills, refuses or times out; t
   const sampling = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
   const { result: reply, ingested, refused } = await ingestWhile(server.request('GET', `/api/endpoints/query/${endpoint.token}`));
   clearInterval(sampling);
-  // DuckDB's memory limit is one pool for queries and commits: a commit that finds it taken by the
-  // query fails, and is answered 503, which clients retry. Nothing acknowledged is lost.
-  assert.ok(refused.every((status) => status === 503), `ingestion answered ${refused}`);
+  // DuckDB's memory limit is one pool for queries and commits, but a request is acknowledged from
+  // the journal: a fold that finds the memory taken by the query is retried later, unseen by senders.
+  assert.deepEqual(refused, [], `ingestion answered ${refused}`);
+  assert.ok(ingested >= 1);
   assert.equal((await server.request('POST', `/logs?source=${source}`, { body: [{ message: 'after the hungry query' }] })).status, 200);
   // 9 million distinct strings of ~100 bytes (about 1 GB) are more than 128 MB: DuckDB spills to
   // its temporary files and answers, or refuses, or runs out of time; whichever, it stays in bounds.
@@ -119,7 +120,6 @@ test('a query needing more memory than the limit spills, refuses or times out; t
     assert.ok([400, 504].includes(reply.status), `status ${reply.status}: ${JSON.stringify(reply.body)}`);
     assert.equal(typeof reply.body.error.message, 'string');
   }
-  assert.ok(ingested + refused.length >= 1);
   const grewMb = (peakRss - rssBefore) / 2 ** 20;
   assert.ok(grewMb < 128 + 256, `the process grew by ${grewMb.toFixed(0)} MB`);
   assert.equal((await server.request('GET', '/health', { key: null })).status, 200);

@@ -48,7 +48,7 @@ test('a large segment is not rewritten: the wider schema opens a new segment beh
   await warehouse.createSource(source);
   await write(warehouse, [row({ metadata: { n: 1 } }, 'a'), row({ metadata: { n: 2 } }, 'b')]);
   await write(warehouse, [row({ metadata: { n: 'text', extra: { y: true } } }, 'c')]);
-  const tables = await warehouse.query(`select table_name from duckdb_tables() order by 1`, {}, { timeoutMs: 5000, maxRows: 10 });
+  const tables = await warehouse.query(`select table_name from duckdb_tables() where table_name like 'src_%' order by 1`, {}, { timeoutMs: 5000, maxRows: 10 });
   assert.equal(tables.length, 2, 'two segments');
   assert.deepEqual((await all(warehouse)).map((r) => r.metadata), [[{ n: '1', extra: null }], [{ n: '2', extra: null }], [{ n: 'text', extra: [{ y: true }] }]]);
   await warehouse.close();
@@ -64,7 +64,7 @@ test('a small segment is widened in place', async () => {
   await warehouse.createSource(source);
   await write(warehouse, [row({ metadata: { n: 1 } }, 'a')]);
   await write(warehouse, [row({ top: 'x', metadata: { n: 2, more: ['m'] } }, 'b')]);
-  const tables = await warehouse.query(`select table_name from duckdb_tables()`, {}, { timeoutMs: 5000, maxRows: 10 });
+  const tables = await warehouse.query(`select table_name from duckdb_tables() where table_name like 'src_%'`, {}, { timeoutMs: 5000, maxRows: 10 });
   assert.equal(tables.length, 1);
   assert.deepEqual((await all(warehouse, 'id, top, metadata')).map((r) => [r.id, r.top, r.metadata]), [
     ['a', null, [{ n: 1, more: null }]],
@@ -132,5 +132,27 @@ test('retention deletes events older than the source keeps, and is remembered ac
   await reopened.append([{ sourceId: source, schema: new Map(), rows: [{ ...rows[0]!, id: 'kept' }] }]);
   await reopened.enforceRetention();
   assert.deepEqual((await all(reopened, 'id')).map((r) => r.id), ['kept', 'recent']);
+  await reopened.close();
+});
+
+test('a journal position is stored with the rows of the same commit, and only moves forward', async () => {
+  const warehouse = await open();
+  await warehouse.createSource(source);
+  assert.equal(await warehouse.committedPosition(), 0);
+  await warehouse.append([{ sourceId: source, schema: new Map(), rows: [row({}, 'p1')] }], 7);
+  assert.equal(await warehouse.committedPosition(), 7);
+  await warehouse.append([{ sourceId: source, schema: new Map(), rows: [row({}, 'p2')] }], 5);
+  assert.equal(await warehouse.committedPosition(), 7, 'an older position never replaces a newer one');
+  // A commit that fails half way (its second source has no storage) stores neither its rows nor its position.
+  const failing = [
+    { sourceId: source, schema: new Map(), rows: [row({}, 'p3')] },
+    { sourceId: randomUUID(), schema: new Map(), rows: [row({}, 'p4')] },
+  ];
+  await assert.rejects(warehouse.append(failing, 9));
+  assert.equal(await warehouse.committedPosition(), 7);
+  assert.deepEqual((await all(warehouse, 'id')).map((r) => r.id), ['p1', 'p2']);
+  await warehouse.close();
+  const reopened = await open();
+  assert.equal(await reopened.committedPosition(), 7);
   await reopened.close();
 });

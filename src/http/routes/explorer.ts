@@ -32,6 +32,8 @@ export default async function explorerRoutes(app: FastifyInstance, { services }:
   const meter = new IngestMeter();
   const stopMetering = services.writer.onCommitted((sourceId, rows) => meter.record(sourceId, rows.length));
   app.addHook('onClose', async () => void stopMetering());
+  // Queries are built from the schema, which grows as acknowledged events are folded in.
+  app.addHook('preHandler', () => services.writer.visible());
 
   /** What the presented key may do, so the console shows only what works. */
   app.get('/api/explorer/key', async (request) => {

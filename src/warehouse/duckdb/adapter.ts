@@ -31,6 +31,8 @@ export interface DuckDbOptions {
 }
 
 const SEGMENT_SEQUENCE_START = 1;
+/** Not a segment name (see layout.ts), so discovery passes it by. */
+const POSITION_TABLE = 'sawmill_journal_position';
 const RETENTION_INTERVAL_MS = 5 * 60_000;
 
 /** The embedded warehouse: one DuckDB file, one view per source over its segment tables. */
@@ -63,6 +65,7 @@ export class DuckDbWarehouse implements Warehouse {
     const instance = await openRepairingWal(settings.path, instanceOptions, hooks.onWalRepaired);
     const writer = await instance.connect();
     await lockDown(writer, settings.stagingDir);
+    await writer.run(`CREATE TABLE IF NOT EXISTS ${POSITION_TABLE} AS SELECT 0::BIGINT AS folded`);
     const warehouse = new DuckDbWarehouse(instance, writer, settings);
     for (let i = 0; i < settings.readConnections; i++) warehouse.idleReaders.push(await instance.connect());
     await warehouse.discover();
@@ -121,7 +124,12 @@ export class DuckDbWarehouse implements Warehouse {
     });
   }
 
-  append(batches: ReadonlyArray<{ sourceId: string; schema: RecordFields; rows: LogRow[] }>): Promise<void> {
+  async committedPosition(): Promise<number> {
+    const result = await this.exclusive(() => this.writer.runAndReadAll(`SELECT max(folded) FROM ${POSITION_TABLE}`));
+    return Number(result.getRows()[0]?.[0] ?? 0);
+  }
+
+  append(batches: ReadonlyArray<{ sourceId: string; schema: RecordFields; rows: LogRow[] }>, position?: number): Promise<void> {
     return this.exclusive(async () => {
       const staged: string[] = [];
       const planned: SourceLayout[] = [];
@@ -138,10 +146,13 @@ export class DuckDbWarehouse implements Warehouse {
           await this.writer.run(insertFromFileSql(newest.name, file, layout.fields, maxLineBytes));
           newest.rows += batch.rows.length;
         }
+        if (position !== undefined) await this.writer.run(`UPDATE ${POSITION_TABLE} SET folded = greatest(folded, ${Math.floor(position)})`);
         await this.writer.run('COMMIT');
         for (const layout of planned) this.layouts.set(layout.view, layout);
       } catch (error) {
         await this.writer.run('ROLLBACK').catch(() => undefined);
+        // Memory taken by queries or a full disk pass; the pipeline retries these rather than giving up.
+        if (/^(Out of Memory|IO) Error/.test(duckdbMessage(error))) throw new AppError(503, 'storage_busy', duckdbMessage(error));
         throw error;
       } finally {
         await Promise.all(staged.map((file) => rm(file, { force: true })));
@@ -189,7 +200,8 @@ export class DuckDbWarehouse implements Warehouse {
 
   async close(): Promise<void> {
     clearInterval(this.retentionTimer);
-    await this.exclusive(() => this.writer.run('CHECKPOINT'));
+    // A cancelled query DuckDB has not stopped yet can refuse the checkpoint; the WAL is replayed at the next open.
+    await this.exclusive(() => this.writer.run('CHECKPOINT')).catch(() => undefined);
     for (const connection of this.idleReaders) connection.closeSync();
     this.writer.closeSync();
     this.instance.closeSync();

@@ -1,0 +1,189 @@
+import { copyFile, mkdir, open, readdir, readFile, rm, truncate, writeFile, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import type { LogRow } from '../warehouse/types.ts';
+
+/** One acknowledged request's events, numbered in the order they became durable. */
+export interface JournalRecord {
+  seq: number;
+  sourceId: string;
+  rows: LogRow[];
+}
+
+export interface JournalDamage {
+  file: string;
+  offset: number;
+  savedAs: string;
+}
+
+const HEADER_BYTES = 8;
+const SEGMENT_SUFFIX = '.journal';
+const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
+
+interface SegmentFile {
+  path: string;
+  lastSeq: number;
+}
+
+/**
+ * Sawmill's own write-ahead log in front of the warehouse. A request is acknowledged once its
+ * events are appended here and fsynced (one fsync for all requests that arrive meanwhile), which
+ * costs well under a millisecond; the pipeline folds them into the warehouse in large commits
+ * later. The warehouse stores the last folded sequence number in the same transaction as the
+ * rows, so replay after a crash stores each event exactly once.
+ *
+ * A record on disk: u32 payload length, u32 CRC-32 of the payload, the payload as JSON. A crash
+ * can only tear the last write, which was never acknowledged, so reading stops at the first
+ * frame that is short or fails its checksum and the file is cut there.
+ */
+export class Journal {
+  private handle: FileHandle | undefined;
+  private activeSize = 0;
+  private readonly sealed: SegmentFile[] = [];
+  private active: SegmentFile | undefined;
+  private pending: Array<{ frame: Buffer; seq: number; done: (error?: Error) => void }> = [];
+  private flushing: Promise<void> | undefined;
+
+  private constructor(
+    private readonly dir: string,
+    private nextSeq: number,
+    private readonly segmentBytes: number,
+  ) {}
+
+  /**
+   * Opens the journal in `dir` and returns the records after `foldedSeq`, which the warehouse
+   * does not hold yet. `onDamage` hears of a cut that was not at the end of the newest file.
+   */
+  static async open(
+    dir: string,
+    foldedSeq: number,
+    options: { segmentBytes?: number; onDamage?: (damage: JournalDamage) => void } = {},
+  ): Promise<{ journal: Journal; unfolded: JournalRecord[] }> {
+    await mkdir(dir, { recursive: true });
+    const names = (await readdir(dir)).filter((name) => name.endsWith(SEGMENT_SUFFIX)).sort();
+    const unfolded: JournalRecord[] = [];
+    const files: SegmentFile[] = [];
+    let lastSeq = foldedSeq;
+    for (const [index, name] of names.entries()) {
+      const path = join(dir, name);
+      const { records, validBytes, totalBytes } = readSegment(await readFile(path));
+      if (validBytes < totalBytes) {
+        const isNewestTail = index === names.length - 1;
+        if (!isNewestTail) {
+          const savedAs = `${path}.damaged-${Date.now()}`;
+          await copyFile(path, savedAs);
+          options.onDamage?.({ file: path, offset: validBytes, savedAs });
+        }
+        await truncate(path, validBytes);
+      }
+      for (const record of records) if (record.seq > foldedSeq) unfolded.push(record);
+      lastSeq = Math.max(lastSeq, records.at(-1)?.seq ?? 0);
+      files.push({ path, lastSeq: records.at(-1)?.seq ?? 0 });
+    }
+    const journal = new Journal(dir, lastSeq + 1, options.segmentBytes ?? DEFAULT_SEGMENT_BYTES);
+    journal.sealed.push(...files);
+    return { journal, unfolded };
+  }
+
+  /** Resolves with the record's sequence number once it is on disk. */
+  append(sourceId: string, rows: LogRow[]): Promise<number> {
+    const seq = this.nextSeq++;
+    const payload = Buffer.from(JSON.stringify({ seq, sourceId, rows }));
+    const frame = Buffer.allocUnsafe(HEADER_BYTES + payload.length);
+    frame.writeUInt32LE(payload.length, 0);
+    frame.writeUInt32LE(crc32(payload), 4);
+    payload.copy(frame, HEADER_BYTES);
+    return new Promise((resolve, reject) => {
+      this.pending.push({ frame, seq, done: (error) => (error ? reject(error) : resolve(seq)) });
+      this.flushing ??= this.flush();
+    });
+  }
+
+  /** Deletes the files whose records the warehouse has committed up to `foldedSeq`. */
+  async release(foldedSeq: number): Promise<void> {
+    while (this.sealed.length > 0 && this.sealed[0]!.lastSeq <= foldedSeq) {
+      await rm(this.sealed.shift()!.path, { force: true });
+    }
+  }
+
+  /** Keeps, beside the journal, a record the warehouse refused to store, so nothing acknowledged is thrown away. */
+  async quarantine(record: JournalRecord, reason: string): Promise<string> {
+    const dir = join(this.dir, 'rejected');
+    await mkdir(dir, { recursive: true });
+    const path = join(dir, `${String(record.seq).padStart(16, '0')}.json`);
+    await writeFile(path, JSON.stringify({ reason, ...record }), { flush: true });
+    return path;
+  }
+
+  async close(): Promise<void> {
+    await this.flushing;
+    await this.handle?.close();
+    this.handle = undefined;
+  }
+
+  /** Writes everything pending in one write and one fsync, then whatever arrived meanwhile. */
+  private async flush(): Promise<void> {
+    while (this.pending.length > 0) {
+      const group = this.pending;
+      this.pending = [];
+      try {
+        await this.writeGroup(group.map((item) => item.frame), group[0]!.seq, group.at(-1)!.seq);
+        for (const item of group) item.done();
+      } catch (error) {
+        for (const item of group) item.done(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+    this.flushing = undefined;
+  }
+
+  private async writeGroup(frames: Buffer[], firstSeq: number, lastSeq: number): Promise<void> {
+    if (!this.handle || this.activeSize >= this.segmentBytes) await this.startSegment(firstSeq);
+    const handle = this.handle!;
+    const sizeBefore = this.activeSize;
+    try {
+      const bytes = frames.reduce((sum, frame) => sum + frame.length, 0);
+      await handle.writev(frames);
+      await handle.datasync();
+      this.activeSize += bytes;
+      this.active!.lastSeq = lastSeq;
+    } catch (error) {
+      // Never leave half a group behind a later, acknowledged one.
+      await handle.truncate(sizeBefore).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async startSegment(firstSeq: number): Promise<void> {
+    if (this.handle) {
+      await this.handle.close();
+      this.sealed.push(this.active!);
+    }
+    const path = join(this.dir, `${String(firstSeq).padStart(16, '0')}${SEGMENT_SUFFIX}`);
+    this.handle = await open(path, 'a');
+    this.activeSize = 0;
+    this.active = { path, lastSeq: firstSeq - 1 };
+    // The new file's name must be durable before anything in it is acknowledged.
+    const dir = await open(this.dir, 'r');
+    try {
+      await dir.sync();
+    } finally {
+      await dir.close();
+    }
+  }
+}
+
+function readSegment(bytes: Buffer): { records: JournalRecord[]; validBytes: number; totalBytes: number } {
+  const records: JournalRecord[] = [];
+  let offset = 0;
+  while (offset + HEADER_BYTES <= bytes.length) {
+    const length = bytes.readUInt32LE(offset);
+    const end = offset + HEADER_BYTES + length;
+    if (end > bytes.length) break;
+    const payload = bytes.subarray(offset + HEADER_BYTES, end);
+    // Zeros a crash left behind pass the checksum (CRC-32 of nothing is 0) but are no record.
+    if (length === 0 || crc32(payload) !== bytes.readUInt32LE(offset + 4)) break;
+    records.push(JSON.parse(payload.toString('utf8')) as JournalRecord);
+    offset = end;
+  }
+  return { records, validBytes: offset, totalBytes: bytes.length };
+}

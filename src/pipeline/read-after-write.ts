@@ -1,0 +1,49 @@
+import type { LogRow, QueryOptions, RecordFields, ResultRow, Warehouse } from '../warehouse/types.ts';
+
+/**
+ * The warehouse as readers see it: a query first waits until every event acknowledged before it
+ * started has been folded in from the journal, so a caller never misses events it was told are
+ * stored. Without a journal acknowledged events are already in the warehouse and this costs nothing.
+ */
+export class ReadAfterWrite implements Warehouse {
+  readonly engine: string;
+  readonly setRetention?: (sourceId: string, days: number | null) => Promise<void>;
+
+  constructor(
+    private readonly warehouse: Warehouse,
+    /** Resolves once every event acknowledged so far can be read (EventWriter.visible). */
+    private readonly acknowledgedVisible: () => Promise<void>,
+  ) {
+    this.engine = warehouse.engine;
+    if (warehouse.setRetention) this.setRetention = warehouse.setRetention.bind(warehouse);
+  }
+
+  async query(sql: string, params: Record<string, string | null>, options: QueryOptions): Promise<ResultRow[]> {
+    await this.acknowledgedVisible();
+    return this.warehouse.query(sql, params, options);
+  }
+
+  createSource(sourceId: string): Promise<void> {
+    return this.warehouse.createSource(sourceId);
+  }
+
+  dropSource(sourceId: string): Promise<void> {
+    return this.warehouse.dropSource(sourceId);
+  }
+
+  schema(sourceId: string): RecordFields {
+    return this.warehouse.schema(sourceId);
+  }
+
+  relation(sourceId: string): string {
+    return this.warehouse.relation(sourceId);
+  }
+
+  append(batches: ReadonlyArray<{ sourceId: string; schema: RecordFields; rows: LogRow[] }>, position?: number): Promise<void> {
+    return this.warehouse.append(batches, position);
+  }
+
+  close(): Promise<void> {
+    return this.warehouse.close();
+  }
+}

@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import { appendFile, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { Journal } from '../../src/pipeline/journal.ts';
+import type { LogRow } from '../../src/warehouse/types.ts';
+
+const dirs: string[] = [];
+after(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+async function freshDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'sawmill-journal-'));
+  dirs.push(dir);
+  return dir;
+}
+
+const row = (id: string): LogRow => ({ id, timestamp: 1_700_000_000_000_000, event_message: `event ${id} ✓`, fields: { metadata: { n: 1 } } });
+const segments = async (dir: string) => (await readdir(dir)).filter((name) => name.endsWith('.journal')).sort();
+
+test('records come back in order after a reopen, from the folded position on', async () => {
+  const dir = await freshDir();
+  const { journal } = await Journal.open(dir, 0);
+  const seqs = await Promise.all(['a', 'b', 'c', 'd'].map((id) => journal.append('source-1', [row(id)])));
+  assert.deepEqual(seqs, [1, 2, 3, 4]);
+  await journal.close();
+
+  const reopened = await Journal.open(dir, 2);
+  assert.deepEqual(
+    reopened.unfolded.map((record) => [record.seq, record.sourceId, record.rows[0]!.id]),
+    [
+      [3, 'source-1', 'c'],
+      [4, 'source-1', 'd'],
+    ],
+  );
+  assert.deepEqual(reopened.unfolded[0]!.rows[0], row('c'));
+  assert.equal(await reopened.journal.append('source-1', [row('e')]), 5, 'numbering goes on after the last record');
+  await reopened.journal.close();
+});
+
+test('numbering goes on after the folded position even when the files are gone', async () => {
+  const dir = await freshDir();
+  const { journal } = await Journal.open(dir, 41);
+  assert.equal(await journal.append('s', [row('x')]), 42);
+  await journal.close();
+});
+
+test('a torn last write (half a frame, or garbage) is cut off; everything before it is kept', async () => {
+  for (const tail of [Buffer.from([0x20, 0x00, 0x00]), Buffer.from('{"garbage": true}'), Buffer.alloc(64)]) {
+    const dir = await freshDir();
+    const { journal } = await Journal.open(dir, 0);
+    await journal.append('s', [row('kept-1')]);
+    await journal.append('s', [row('kept-2')]);
+    await journal.close();
+    const [file] = await segments(dir);
+    const validSize = (await stat(join(dir, file!))).size;
+    await appendFile(join(dir, file!), tail);
+
+    const reopened = await Journal.open(dir, 0);
+    assert.deepEqual(reopened.unfolded.map((record) => record.rows[0]!.id), ['kept-1', 'kept-2']);
+    assert.equal((await stat(join(dir, file!))).size, validSize, 'the torn bytes are gone');
+    await reopened.journal.append('s', [row('after')]);
+    await reopened.journal.close();
+    assert.deepEqual((await Journal.open(dir, 0)).unfolded.map((record) => record.rows[0]!.id), ['kept-1', 'kept-2', 'after']);
+  }
+});
+
+test('a damaged record in an older file is reported and a copy kept; the records after it in newer files survive', async () => {
+  const dir = await freshDir();
+  const { journal } = await Journal.open(dir, 0, { segmentBytes: 1 });
+  for (const id of ['one', 'two', 'three']) await journal.append('s', [row(id)]);
+  await journal.close();
+  const files = await segments(dir);
+  assert.equal(files.length, 3, 'one file per write at this size');
+  const first = join(dir, files[0]!);
+  const bytes = await readFile(first);
+  bytes[bytes.length - 2]! ^= 0xff; // flip a byte inside the payload: the checksum no longer matches
+  await writeFile(first, bytes);
+
+  const damages: Array<{ file: string; offset: number; savedAs: string }> = [];
+  const reopened = await Journal.open(dir, 0, { onDamage: (damage) => damages.push(damage) });
+  assert.deepEqual(reopened.unfolded.map((record) => record.rows[0]!.id), ['two', 'three']);
+  assert.equal(damages.length, 1);
+  assert.equal(damages[0]!.file, first);
+  assert.equal(damages[0]!.offset, 0);
+  assert.deepEqual(await readFile(damages[0]!.savedAs), bytes, 'the damaged original is kept');
+});
+
+test('release deletes the files that are entirely folded, never the one being written', async () => {
+  const dir = await freshDir();
+  const { journal } = await Journal.open(dir, 0, { segmentBytes: 1 });
+  for (const id of ['a', 'b', 'c']) await journal.append('s', [row(id)]);
+  assert.equal((await segments(dir)).length, 3);
+  await journal.release(2);
+  assert.deepEqual(await segments(dir), ['0000000000000003.journal']);
+  await journal.release(3);
+  assert.deepEqual(await segments(dir), ['0000000000000003.journal'], 'the active file stays until the next one starts');
+  await journal.append('s', [row('d')]);
+  await journal.release(3);
+  assert.deepEqual(await segments(dir), ['0000000000000004.journal']);
+  await journal.close();
+});
+
+test('a record set aside is kept whole, with the reason, beside the journal', async () => {
+  const dir = await freshDir();
+  const { journal } = await Journal.open(dir, 0);
+  const seq = await journal.append('s', [row('refused')]);
+  const path = await journal.quarantine({ seq, sourceId: 's', rows: [row('refused')] }, 'Conversion Error: bad');
+  assert.deepEqual(JSON.parse(await readFile(path, 'utf8')), { reason: 'Conversion Error: bad', seq, sourceId: 's', rows: [row('refused')] });
+  await journal.close();
+});
