@@ -5,7 +5,7 @@ import { clickhouseDialect } from './sql-generator.ts';
 
 /** The ClickHouse warehouse and its SQL printer, from SAWMILL_CLICKHOUSE_* (config.ts). */
 export async function openClickHouse(config: Config): Promise<{ warehouse: ClickHouseWarehouse; dialect: SqlDialect }> {
-  const { url, username, password, database } = config.clickhouse;
-  const warehouse = await ClickHouseWarehouse.open({ url, database, ...(username ? { username } : {}), ...(password ? { password } : {}) });
+  const { url, username, password, database, cluster } = config.clickhouse;
+  const warehouse = await ClickHouseWarehouse.open({ url, database, cluster, ...(username ? { username } : {}), ...(password ? { password } : {}) });
   return { warehouse, dialect: clickhouseDialect };
 }
