@@ -5,7 +5,83 @@
 
 import type { BigQueryFunction } from '../../sql/functions.ts';
 import { arg, optionalArg, same, type CallParts, type Emitter } from '../../sql/emitters.ts';
+import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
+
+/**
+ * Refs that read a source's fixed `timestamp` column (TIMESTAMPTZ), marked by the printer
+ * (sql-generator.ts markSourceTimestamps) before it prints the expressions of a SELECT.
+ */
+export const sourceTimestampRefs = new WeakSet<ir.Expr>();
+
+/** Whether the expression is certainly a TIMESTAMPTZ in the printed SQL. */
+function isTimestampTz(expr: ir.Expr | undefined): boolean {
+  if (!expr) return false;
+  switch (expr.kind) {
+    case 'ref':
+      return sourceTimestampRefs.has(expr);
+    case 'cast':
+    case 'typed_literal':
+      return expr.type === 'TIMESTAMP';
+    case 'case': {
+      const results = [...expr.whens.map((when) => when.then), ...(expr.else ? [expr.else] : [])];
+      return results.some((result) => result.kind !== 'null') && results.every((result) => result.kind === 'null' || isTimestampTz(result));
+    }
+    case 'call':
+      switch (expr.fn) {
+        case 'current_timestamp':
+        case 'timestamp':
+        case 'timestamp_seconds':
+        case 'timestamp_millis':
+        case 'timestamp_micros':
+          return true;
+        case 'timestamp_trunc':
+        case 'timestamp_add':
+        case 'timestamp_sub':
+          return isTimestampTz(expr.args[0]);
+        default:
+          return false;
+      }
+    default:
+      return false;
+  }
+}
+
+const isUtc = (expr: ir.Expr | undefined) => expr === undefined || (expr.kind === 'string' && expr.value === 'UTC');
+
+/** Microseconds in one unit of the parts that are a fixed length in UTC. */
+const FIXED_PART_MICROS: Partial<Record<ir.DatePart, number>> = {
+  microsecond: 1,
+  millisecond: 1_000,
+  second: 1_000_000,
+  minute: 60_000_000,
+  hour: 3_600_000_000,
+  day: 86_400_000_000,
+};
+
+/**
+ * TIMESTAMP_TRUNC of a stored event timestamp to a fixed-length part, in UTC, as arithmetic on
+ * epoch microseconds (floored, so instants before 1970 round down too). DuckDB's date_trunc on
+ * TIMESTAMPTZ goes through ICU's calendar: about 190 ns a row, against about 20 ns for this (so
+ * 25 of the 117 ms of functions.invocation-stats at 1M events). Only for refs, which may be
+ * printed twice.
+ */
+function fastTruncate(call: CallParts): string | undefined {
+  const [value, part, zone] = call.raw;
+  if (!value || value.kind !== 'ref' || !isTimestampTz(value) || part?.kind !== 'date_part' || !isUtc(zone)) return undefined;
+  const unit = FIXED_PART_MICROS[part.part];
+  if (unit === undefined) return undefined;
+  if (unit === 1) return arg(call, 0);
+  const micros = `epoch_us(${arg(call, 0)})`;
+  return `make_timestamptz(${micros} - ((${micros} % ${unit}) + ${unit}) % ${unit})`;
+}
+
+/** DATETIME(ts, 'UTC') or DATETIME(ts) of a TIMESTAMPTZ: the same microseconds, without ICU. */
+function fastUtcDatetime(call: CallParts): string | undefined {
+  const [value, zone] = call.raw;
+  if (!isTimestampTz(value) || !isUtc(zone)) return undefined;
+  return `make_timestamp(epoch_us(${arg(call, 0)}))`;
+}
 
 /** BigQuery's GREATEST/LEAST return NULL when any argument is NULL; DuckDB's skip NULLs. */
 const nullPropagating =
@@ -180,14 +256,17 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
       : `timezone(${arg(call, 1)}, CAST(${arg(call, 0)} AS TIMESTAMP))`,
   // DATETIME(ts, zone): the wall-clock time of the instant in that zone, as a TIMESTAMP.
   datetime: (call) =>
-    call.args.length === 1
+    fastUtcDatetime(call) ??
+    (call.args.length === 1
       ? `CAST(${arg(call, 0)} AS TIMESTAMP)`
-      : `timezone(${arg(call, 1)}, CAST(${arg(call, 0)} AS TIMESTAMPTZ))`,
+      : `timezone(${arg(call, 1)}, CAST(${arg(call, 0)} AS TIMESTAMPTZ))`),
   date: (call) =>
     call.args.length === 1
       ? `CAST(${arg(call, 0)} AS DATE)`
       : `CAST(timezone(${arg(call, 1)}, CAST(${arg(call, 0)} AS TIMESTAMPTZ)) AS DATE)`,
   timestamp_trunc: (call) => {
+    const fast = fastTruncate(call);
+    if (fast) return fast;
     const zone = optionalArg(call, 2);
     if (!zone) return truncate(call, arg(call, 0));
     // Truncate the wall-clock time in that zone, then read it back as an instant there.

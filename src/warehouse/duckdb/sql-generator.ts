@@ -12,8 +12,9 @@
 import { andAll, assignConjunctsToLevels, conjunctsOf } from '../../sql/analysis.ts';
 import type { SqlDialect } from '../../sql/dialect.ts';
 import type * as ir from '../../sql/ir.ts';
+import { childrenOf } from '../../sql/analysis.ts';
 import { invalidSql } from '../../sql/parse.ts';
-import { FUNCTION_EMITTERS } from './sql-functions.ts';
+import { FUNCTION_EMITTERS, sourceTimestampRefs } from './sql-functions.ts';
 
 export const duckdbDialect: SqlDialect = {
   name: 'duckdb',
@@ -31,6 +32,8 @@ export function quoteString(value: string): string {
 // ---- queries -------------------------------------------------------------------------------
 
 function printQuery(query: ir.Query): string {
+  // ORDER BY of a plain SELECT reads that SELECT's FROM.
+  if (query.body.kind === 'select') markSourceTimestamps(query.body.select, query.orderBy.map((item) => item.expr));
   const parts: string[] = [];
   if (query.ctes.length > 0) {
     parts.push(`WITH ${query.ctes.map((cte) => `${quoteIdentifier(cte.name)} AS (${printQuery(cte.query)})`).join(', ')}`);
@@ -60,6 +63,7 @@ function printOrderItem(item: ir.OrderItem): string {
 }
 
 function printSelect(select: ir.Select): string {
+  markSourceTimestamps(select, []);
   const planned = select.from ? planFrom(select.from, conjunctsOf(select.where)) : undefined;
   const where = planned ? planned.where : conjunctsOf(select.where);
   const parts = [
@@ -83,6 +87,49 @@ function printSelectItem(item: ir.SelectItem, addedColumns: AddedColumns | undef
   const excluded = [...hidden, ...item.except];
   const star = item.qualifier !== undefined ? `${quoteIdentifier(item.qualifier)}.*` : '*';
   return excluded.length > 0 ? `${star} EXCLUDE (${excluded.map(quoteIdentifier).join(', ')})` : star;
+}
+
+/**
+ * Marks the refs of this SELECT (not of its subqueries) that read a source's fixed `timestamp`
+ * column, TIMESTAMPTZ in every segment (layout.ts), so that functions of it can be printed as
+ * plain arithmetic on epoch microseconds instead of ICU calendar calls (sql-functions.ts):
+ * `alias.timestamp` for an alias bound to a source in this FROM, and a bare `timestamp` when the
+ * FROM is one source followed only by UNNESTs (none of them named `timestamp`).
+ */
+function markSourceTimestamps(select: ir.Select, extra: ir.Expr[]): void {
+  const from = select.from;
+  if (!from) return;
+  const sources = new Set<string>();
+  const relations = [from.base, ...from.steps.flatMap((step) => (step.kind === 'join' ? [step.relation] : []))];
+  for (const relation of relations) {
+    if (relation.kind === 'source') sources.add(relation.alias.toLowerCase());
+  }
+  if (sources.size === 0) return;
+  const unnestNames = from.steps.flatMap((step) => (step.kind === 'unnest' ? [step.alias, ...(step.offsetAlias ? [step.offsetAlias] : [])] : []));
+  const bareIsSource =
+    from.base.kind === 'source' && from.steps.every((step) => step.kind === 'unnest') && unnestNames.every((name) => name.toLowerCase() !== 'timestamp');
+  const mark = (expr: ir.Expr): void => {
+    if (expr.kind === 'ref') {
+      const [head, column, ...rest] = expr.path.map((part) => part.toLowerCase());
+      const qualified = column === 'timestamp' && rest.length === 0 && sources.has(head!);
+      const bare = expr.path.length === 1 && head === 'timestamp' && bareIsSource;
+      if (qualified || bare) sourceTimestampRefs.add(expr);
+      return;
+    }
+    if ((expr.kind === 'call' || expr.kind === 'quantile' || expr.kind === 'quantiles') && expr.over) {
+      expr.over.partitionBy.forEach(mark);
+      expr.over.orderBy.forEach((item) => mark(item.expr));
+    }
+    childrenOf(expr).forEach(mark);
+  };
+  for (const item of select.items) if (item.kind === 'expr') mark(item.expr);
+  for (const expr of [select.where, select.having, select.qualify, ...select.groupBy, ...extra]) if (expr) mark(expr);
+  for (const step of from.steps) {
+    if (step.kind === 'unnest') {
+      mark(step.array);
+      if (step.condition) mark(step.condition);
+    } else if (step.on) mark(step.on);
+  }
 }
 
 // ---- FROM ----------------------------------------------------------------------------------
@@ -268,9 +315,13 @@ export function printExpr(expr: ir.Expr): string {
       return `(${printExpr(expr.expr)} IS ${expr.negated ? 'NOT ' : ''}${expr.test.toUpperCase()})`;
     case 'distinct_from':
       return `(${printExpr(expr.left)} IS ${expr.negated ? 'NOT ' : ''}DISTINCT FROM ${printExpr(expr.right)})`;
-    case 'like':
-      // BigQuery LIKE treats backslash as the escape character; DuckDB has none by default.
-      return `(${printExpr(expr.expr)} ${expr.negated ? 'NOT ' : ''}LIKE ${printExpr(expr.pattern)} ESCAPE '\\')`;
+    case 'like': {
+      // BigQuery LIKE treats backslash as the escape character; DuckDB has none by default. A
+      // literal pattern without one needs no ESCAPE, and plain LIKE is what DuckDB's optimizer
+      // turns into contains/prefix/suffix (LIKE … ESCAPE runs a generic matcher per row).
+      const literal = expr.pattern.kind === 'string' && !expr.pattern.value.includes('\\');
+      return `(${printExpr(expr.expr)} ${expr.negated ? 'NOT ' : ''}LIKE ${printExpr(expr.pattern)}${literal ? '' : " ESCAPE '\\'"})`;
+    }
     case 'between':
       return `(${printExpr(expr.expr)} ${expr.negated ? 'NOT ' : ''}BETWEEN ${printExpr(expr.low)} AND ${printExpr(expr.high)})`;
     case 'in_list':
