@@ -105,3 +105,27 @@ describe('LIKE', () => {
     assert.match(parameter, /ESCAPE/);
   });
 });
+
+describe('several quantiles of one value', () => {
+  test('share one sketch and return what separate sketches return, NULL for a group without values', async () => {
+    const { sql } = translate(
+      `select event_message, approx_quantiles(epoch_us, 100)[offset(50)] as p50, approx_quantiles(epoch_us, 100)[offset(99)] as p99,
+         approx_quantiles(epoch_us, 4)[offset(2)] as median
+       from (select event_message, unix_micros(timestamp) as epoch_us from events) group by event_message order by event_message`,
+      duckdbDialect,
+      { resolveTable },
+    );
+    assert.match(sql, /approx_quantile\("epoch_us", \[0\.5, 0\.99\]\)\[1\]/, sql);
+    const expected = await rows(
+      `select event_message, approx_quantile(epoch_us(timestamp), 0.5), approx_quantile(epoch_us(timestamp), 0.99), approx_quantile(epoch_us(timestamp), 0.5)
+       from events group by event_message order by event_message nulls first`,
+    );
+    assert.deepEqual(await rows(sql), expected);
+    assert.deepEqual(expected[0], [null, null, null, null]);
+  });
+
+  test('a single quantile, or a windowed one, keeps the scalar form', () => {
+    const single = translate('select approx_quantiles(ms, 100)[offset(95)] as p95 from (select 1 as ms)', duckdbDialect, { resolveTable }).sql;
+    assert.match(single, /approx_quantile\("ms", 0\.95\)/);
+  });
+});
