@@ -159,7 +159,10 @@ export class EventWriter {
     const taken = this.take();
     this.writing = this.commit(taken).finally(() => {
       this.writing = undefined;
-      if (this.queue.length > 0) this.schedule();
+      if (this.queue.length === 0) return;
+      // A reader is waiting for events that arrived during this commit: no reason to wait for company.
+      if (this.visibilityWaiters.length > 0) void this.startCommit();
+      else this.schedule();
     });
     return this.writing;
   }
