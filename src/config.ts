@@ -69,7 +69,7 @@ export function loadConfig(env: Env = process.env): Config {
     privateKey: env.SAWMILL_API_KEY || env.LOGFLARE_PRIVATE_ACCESS_TOKEN || undefined,
     ingestKey: env.SAWMILL_INGEST_KEY || env.LOGFLARE_PUBLIC_ACCESS_TOKEN || undefined,
     maxBodyBytes: integer(env, 'SAWMILL_MAX_BODY_BYTES', 12 * 1024 * 1024),
-    maxQueuedEvents: integer(env, 'SAWMILL_MAX_QUEUED_EVENTS', 200_000),
+    maxQueuedEvents: integer(env, 'SAWMILL_MAX_QUEUED_EVENTS', 100_000),
     commitIntervalMs: integer(env, 'SAWMILL_COMMIT_INTERVAL_MS', 5),
     foldIntervalMs: integer(env, 'SAWMILL_FOLD_INTERVAL_MS', 100),
     queryTimeoutMs: integer(env, 'SAWMILL_QUERY_TIMEOUT_MS', 30_000),
