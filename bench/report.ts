@@ -59,9 +59,9 @@ function rows(r: R): { ingest: string[][]; endpoints: string[][]; storage: strin
   }
 
   const memory: string[][] = [['state', 'RSS']];
-  memory.push(['idle, fresh start (empty)', mb(r.rss.idle_fresh_bytes)]);
+  memory.push(['idle (10 s without requests), fresh start (empty)', mb(r.rss.idle_fresh_bytes)]);
   memory.push(['peak during the ingest runs', mb(r.rss.during_ingest_bytes)]);
-  for (const [level, bytes] of Object.entries(r.rss.idle_loaded_bytes as Record<string, number>)) memory.push([`idle, restarted with ${short(Number(level))}/source`, mb(bytes)]);
+  for (const [level, bytes] of Object.entries(r.rss.idle_loaded_bytes as Record<string, number>)) memory.push([`idle (10 s without requests), restarted with ${short(Number(level))}/source`, mb(bytes)]);
   for (const [level, bytes] of Object.entries(r.rss.during_queries_bytes as Record<string, number>)) memory.push([`peak during the endpoint queries, ${short(Number(level))}/source`, mb(bytes)]);
 
   const other = r.other_cpu_cores_during_queries ?? {};
@@ -131,7 +131,8 @@ Code: commit ${m.git_commit ?? '?'}${m.git_uncommitted_files ? ` plus ${m.git_un
   (${fmt(r.generator.avg_batch_body_bytes)} B bodies) and ${fmt(r.generator.single_requests)} distinct single events, sent in rotation.
   Events average ${r.generator.avg_event_bytes_batch} B (300–1,500 B each), generated from the Supabase samples by
   \`bench/generator.ts\` (seeded: 50 projects with zipf-like traffic, the busiest ${pct(r.generator.top_project_share)}).
-  An acknowledgement is Sawmill's 200 after the group commit is durable.
+  An acknowledgement is Sawmill's 200, sent once the request's events are fsynced to its journal (they are
+  folded into DuckDB behind it, and a query waits for that fold; see docs/reliability.md).
   **The machine has ${m.cores} cores and the server, DuckDB's threads and wrk share them** (not pinned); the CPU
   columns say how much each process used.
 * **HTTP ceiling:** \`bench/bare-server.ts\`, a bare node:http server that reads and \`JSON.parse\`s the same

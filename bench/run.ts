@@ -116,7 +116,7 @@ async function startSawmill(dataDir: string, workDir: string, profileName?: stri
 /**
  * Idle RSS: the server's RSS once it has had no request for IDLE_MS. V8 keeps the young
  * generation it grew during start-up (up to 32 MB) until a GC finds allocation slow over 5 s,
- * which the server brings about when idle (src/http/app.ts); sampled at 3 s, as this suite did
+ * which the server brings about when idle (src/http/idle-memory.ts); sampled at 3 s, as this suite did
  * before, that is still in. Both samples are logged.
  */
 const IDLE_MS = 10_000;
