@@ -61,6 +61,10 @@ export class DuckDbWarehouse implements Warehouse {
       storage_compatibility_version: 'v1.5.0',
       autoinstall_known_extensions: 'false',
       autoload_known_extensions: 'false',
+      // Top-N reads its sort key first and fetches the other columns of the winners only: an
+      // endpoint's `ORDER BY timestamp DESC LIMIT n` then skips decoding nested columns (80 -> 15 ms
+      // at 1M). The default stops at 50 rows; endpoints return up to 1000.
+      late_materialization_max_rows: '1000',
     };
     const instance = await openRepairingWal(settings.path, instanceOptions, hooks.onWalRepaired);
     const writer = await instance.connect();
