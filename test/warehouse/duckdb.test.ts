@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, test } from 'node:test';
@@ -155,4 +155,17 @@ test('a journal position is stored with the rows of the same commit, and only mo
   const reopened = await open();
   assert.equal(await reopened.committedPosition(), 7);
   await reopened.close();
+});
+
+test('a pause in appends checkpoints: no WAL is left to replay', async () => {
+  const warehouse = await open();
+  await warehouse.createSource(source);
+  await write(warehouse, [row({ project: 'p' })]);
+  const walBytes = async () => (await stat(join(dir, 'w.duckdb.wal')).catch(() => undefined))?.size ?? 0;
+  assert.ok((await walBytes()) > 0, 'the append is in the WAL first');
+  const deadline = Date.now() + 10_000;
+  while ((await walBytes()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(await walBytes(), 0);
+  assert.equal((await all(warehouse)).length, 1);
+  await warehouse.close();
 });
