@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { open, readFile, rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { AppError } from '../errors.ts';
+import { changed, newEndpoint, newSource } from './records.ts';
 import type { AccessToken, Catalog, Endpoint, EndpointInput, Source, SourceInput } from './types.ts';
 
 interface CatalogFile {
@@ -13,15 +13,6 @@ interface CatalogFile {
 }
 
 const EMPTY: CatalogFile = { version: 1, next_id: 1, sources: [], endpoints: [], access_tokens: [] };
-
-export const ENDPOINT_DEFAULTS = {
-  description: null,
-  sandboxable: false,
-  cache_duration_seconds: 0,
-  proactive_requerying_seconds: 0,
-  max_limit: 1000,
-  enable_auth: true,
-} as const;
 
 function assertNameFree(records: Array<{ id: number; owner_id: number; name: string }>, ownerId: number, name: string, kind: string, self?: number) {
   if (records.some((record) => record.owner_id === ownerId && record.name === name && record.id !== self)) {
@@ -72,18 +63,7 @@ export class FileCatalog implements Catalog {
   }
 
   async createSource(ownerId: number, input: SourceInput): Promise<Source> {
-    const now = new Date().toISOString();
-    const source: Source = {
-      id: 0,
-      token: randomUUID(),
-      owner_id: ownerId,
-      name: input.name,
-      description: input.description ?? null,
-      retention_days: input.retention_days ?? null,
-      webhook_secret: input.webhook_secret ?? null,
-      inserted_at: now,
-      updated_at: now,
-    };
+    const source = newSource(0, ownerId, input);
     await this.commit((data) => {
       assertNameFree(data.sources, ownerId, input.name, 'source');
       source.id = data.next_id++;
@@ -93,7 +73,7 @@ export class FileCatalog implements Catalog {
   }
 
   async updateSource(source: Source, changes: Partial<SourceInput>): Promise<Source> {
-    const updated: Source = { ...source, ...changes, updated_at: new Date().toISOString() };
+    const updated = changed(source, changes);
     await this.commit((data) => {
       assertNameFree(data.sources, source.owner_id, updated.name, 'source', source.id);
       data.sources = data.sources.map((item) => (item.id === source.id ? updated : item));
@@ -124,17 +104,7 @@ export class FileCatalog implements Catalog {
   }
 
   async createEndpoint(ownerId: number, input: EndpointInput): Promise<Endpoint> {
-    const now = new Date().toISOString();
-    const endpoint: Endpoint = {
-      ...ENDPOINT_DEFAULTS,
-      ...input,
-      id: 0,
-      token: randomUUID(),
-      owner_id: ownerId,
-      language: 'bq_sql',
-      inserted_at: now,
-      updated_at: now,
-    };
+    const endpoint = newEndpoint(0, ownerId, input);
     await this.commit((data) => {
       assertNameFree(data.endpoints, ownerId, input.name, 'endpoint');
       endpoint.id = data.next_id++;
@@ -144,7 +114,7 @@ export class FileCatalog implements Catalog {
   }
 
   async updateEndpoint(endpoint: Endpoint, changes: Partial<EndpointInput>): Promise<Endpoint> {
-    const updated: Endpoint = { ...endpoint, ...changes, updated_at: new Date().toISOString() };
+    const updated = changed(endpoint, changes);
     await this.commit((data) => {
       assertNameFree(data.endpoints, endpoint.owner_id, updated.name, 'endpoint', endpoint.id);
       data.endpoints = data.endpoints.map((item) => (item.id === endpoint.id ? updated : item));

@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { AppError } from '../errors.ts';
-import { ENDPOINT_DEFAULTS } from './file-catalog.ts';
+import { changed, newEndpoint, newSource } from './records.ts';
 import type { AccessToken, Catalog, Endpoint, EndpointInput, Source, SourceInput } from './types.ts';
 
 /**
@@ -184,18 +183,7 @@ export class PostgresCatalog implements Catalog {
   // ---- writes: PostgreSQL first, then the replica ------------------------------------------
 
   async createSource(ownerId: number, input: SourceInput): Promise<Source> {
-    const now = new Date().toISOString();
-    const source: Source = {
-      id: await this.nextId(),
-      token: randomUUID(),
-      owner_id: ownerId,
-      name: input.name,
-      description: input.description ?? null,
-      retention_days: input.retention_days ?? null,
-      webhook_secret: input.webhook_secret ?? null,
-      inserted_at: now,
-      updated_at: now,
-    };
+    const source = newSource(await this.nextId(), ownerId, input);
     await this.write('source', () =>
       this.pool.query('INSERT INTO sawmill_sources (id, token, owner_id, name, record) VALUES ($1, $2, $3, $4, $5)', [source.id, source.token, ownerId, source.name, source]),
     );
@@ -204,7 +192,7 @@ export class PostgresCatalog implements Catalog {
   }
 
   async updateSource(source: Source, changes: Partial<SourceInput>): Promise<Source> {
-    const updated: Source = { ...source, ...changes, updated_at: new Date().toISOString() };
+    const updated = changed(source, changes);
     await this.write('source', () => this.pool.query('UPDATE sawmill_sources SET name = $2, record = $3 WHERE id = $1', [source.id, updated.name, updated]));
     this.sources.set(updated.id, updated);
     return updated;
@@ -216,17 +204,7 @@ export class PostgresCatalog implements Catalog {
   }
 
   async createEndpoint(ownerId: number, input: EndpointInput): Promise<Endpoint> {
-    const now = new Date().toISOString();
-    const endpoint: Endpoint = {
-      ...ENDPOINT_DEFAULTS,
-      ...input,
-      id: await this.nextId(),
-      token: randomUUID(),
-      owner_id: ownerId,
-      language: 'bq_sql',
-      inserted_at: now,
-      updated_at: now,
-    };
+    const endpoint = newEndpoint(await this.nextId(), ownerId, input);
     await this.write('endpoint', () =>
       this.pool.query('INSERT INTO sawmill_endpoints (id, token, owner_id, name, record) VALUES ($1, $2, $3, $4, $5)', [
         endpoint.id,
@@ -241,7 +219,7 @@ export class PostgresCatalog implements Catalog {
   }
 
   async updateEndpoint(endpoint: Endpoint, changes: Partial<EndpointInput>): Promise<Endpoint> {
-    const updated: Endpoint = { ...endpoint, ...changes, updated_at: new Date().toISOString() };
+    const updated = changed(endpoint, changes);
     await this.write('endpoint', () => this.pool.query('UPDATE sawmill_endpoints SET name = $2, record = $3 WHERE id = $1', [endpoint.id, updated.name, updated]));
     this.endpoints.set(updated.id, updated);
     return updated;
