@@ -34,10 +34,11 @@ function area(url: string, functionName: string): string {
   if (!url) return '(native / builtin)';
   const modules = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (modules) return modules[1]!;
-  const source = /\/(src|bench|test)\/(.+)$/.exec(url);
+  const source = /\/(src|build|bench|test)\/(.+)$/.exec(url);
   if (source) {
     const parts = source[2]!.split('/');
-    return `${source[1]}/${parts.length > 1 ? `${parts[0]}/` : parts[0]}`;
+    const folder = source[1] === 'build' ? 'src' : source[1]; // build/ is src/ compiled
+    return `${folder}/${parts.length > 1 ? `${parts[0]}/` : parts[0]}`;
   }
   if (url.startsWith('node:')) return url.split('/')[0]!.replace(/^node:internal.*/, 'node:internal');
   return url;

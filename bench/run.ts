@@ -106,7 +106,7 @@ async function startSawmill(dataDir: string, workDir: string, profileName?: stri
     SAWMILL_MEMORY_LIMIT: MEMORY_LIMIT,
   };
   if (LOG_LEVEL) env.SAWMILL_LOG_LEVEL = LOG_LEVEL;
-  const args = [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), '--import', 'tsx', 'src/main.ts'];
+  const args = [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), 'build/main.js'];
   const child = startChild(process.execPath, args, { env, logFile: join(workDir, 'server.log') });
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/health`, child);
@@ -374,8 +374,15 @@ function ensureWrk(): string {
 
 // ---- the run ----
 
+/** The server runs as `npm start` runs it: compiled, so the figures include no TypeScript loader. */
+function buildServer(): void {
+  const build = spawnSync('npm', ['run', 'build'], { cwd: REPO, stdio: 'inherit' });
+  if (build.status !== 0) throw new Error('npm run build failed');
+}
+
 async function main(): Promise<void> {
   ensureWrk();
+  buildServer();
   ensurePerf();
   const load = loadAverage();
   if (load > 0.5) log(`WARNING: the machine is not idle (load average ${load}); other processes will show in the figures (see the other-CPU columns)`);
@@ -390,7 +397,7 @@ async function main(): Promise<void> {
     ceiling_seconds: PLAN.ceilingSeconds,
     warmup_seconds: PLAN.warmupSeconds,
     load_generator: 'wrk -t1 (one thread), separate process, same 2 cores as the server (not pinned)',
-    server: 'node --import tsx src/main.ts, defaults except PORT/HOST/SAWMILL_DATA_DIR/SAWMILL_API_KEY' + (LOG_LEVEL ? `/SAWMILL_LOG_LEVEL=${LOG_LEVEL}` : ''),
+    server: 'node build/main.js (npm start), defaults except PORT/HOST/SAWMILL_DATA_DIR/SAWMILL_API_KEY' + (LOG_LEVEL ? `/SAWMILL_LOG_LEVEL=${LOG_LEVEL}` : ''),
     memory_limit: MEMORY_LIMIT,
     levels: PLAN.levels,
     base_events_per_source: PLAN.basePerSource,
