@@ -83,6 +83,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     await catalog.once('supabase-provisioned', provision);
     catalog.onChange((kind, id) => kind === 'endpoint' && endpoints.invalidate(id));
   } else if (firstStart) await provision();
+  await endpoints.promoteSaved();
 
   await app.listen({ port: config.port, host: config.host });
   ready = true;

@@ -1,0 +1,119 @@
+import type { FieldType, NestedReads, RecordFields, ScalarType } from '../types.ts';
+import { duckdbType, quoteIdent } from './types.ts';
+
+/**
+ * Promoted columns: DuckDB cannot read one field out of a LIST(STRUCT) column without decoding
+ * the whole list, so a source keeps, next to its nested columns, hidden top-level copies of what
+ * its saved endpoints read through UNNEST chains:
+ *   - a flag per record path ("metadata", "metadata.request"): TRUE when every list along the path
+ *     has exactly one element, so the UNNEST chain yields exactly one row per event;
+ *   - a typed column per scalar leaf under such a chain ("metadata.request.path"): the value of
+ *     that single element.
+ * Rows whose flags are TRUE can skip the UNNEST (rewrite.ts). Paths are lower case, dot-joined.
+ * The stored columns are only a cache: a segment without one gets the same value computed from
+ * its nested column in the promoted view, so older segments stay correct.
+ */
+
+/** Hidden names contain ':' and '.', which a sanitised field name never does (normalize.ts safeKey). */
+const HIDDEN_PREFIX = 'sawmill:';
+
+export const MAX_PROMOTED_RECORDS = 8;
+export const MAX_PROMOTED_LEAVES = 24;
+
+export type HiddenColumn = { kind: 'flag'; name: string; path: string } | { kind: 'leaf'; name: string; path: string };
+
+export const flagColumn = (path: string) => `${HIDDEN_PREFIX}one:${path}`;
+export const leafColumn = (path: string) => `${HIDDEN_PREFIX}leaf:${path}`;
+export const isHiddenColumn = (name: string) => name.startsWith(HIDDEN_PREFIX);
+
+/** The hidden columns a source asks for (what its endpoints read), stored or not. */
+export function wantedColumns(reads: NestedReads): HiddenColumn[] {
+  return [
+    ...reads.records.map((path): HiddenColumn => ({ kind: 'flag', name: flagColumn(path), path })),
+    ...reads.leaves.map((path): HiddenColumn => ({ kind: 'leaf', name: leafColumn(path), path })),
+  ];
+}
+
+/** A path resolved against a schema: the field names as stored (case may differ) and the leaf type. */
+interface Resolved {
+  names: string[];
+  leaf?: ScalarType;
+}
+
+/** Resolve a record path (every step a record) or a leaf path (records, then a scalar); case-insensitive. */
+function resolve(fields: RecordFields, column: HiddenColumn): Resolved | undefined {
+  const parts = column.path.split('.');
+  const names: string[] = [];
+  let current: RecordFields = fields;
+  for (const [i, part] of parts.entries()) {
+    const found = [...current].find(([name]) => name.toLowerCase() === part);
+    if (!found) return undefined;
+    const [name, type] = found;
+    names.push(name);
+    const last = i === parts.length - 1;
+    if (type.kind === 'record' && !(last && column.kind === 'leaf')) current = type.fields;
+    else if (last && column.kind === 'leaf' && isScalar(type)) return { names, leaf: type };
+    else return undefined;
+  }
+  return column.kind === 'flag' ? { names } : undefined;
+}
+
+const isScalar = (type: FieldType): type is ScalarType => type.kind !== 'record' && type.kind !== 'list';
+
+/** The hidden columns a segment with `fields` stores: those wanted whose path exists there. */
+export function storedColumns(fields: RecordFields, reads: NestedReads): Map<string, string> {
+  const stored = new Map<string, string>();
+  for (const column of wantedColumns(reads)) {
+    const type = columnType(fields, column);
+    if (type) stored.set(column.name, type);
+  }
+  return stored;
+}
+
+/** The DuckDB type of a hidden column against `fields`, undefined when its path is not there. */
+export function columnType(fields: RecordFields, column: HiddenColumn): string | undefined {
+  const resolved = resolve(fields, column);
+  if (!resolved) return undefined;
+  return resolved.leaf ? duckdbType(resolved.leaf) : 'BOOLEAN';
+}
+
+/**
+ * The SQL computing a hidden column from the nested columns, each top-level one given by
+ * `top(name)` (a column, or the cast the promoted view applies to it). Undefined when the path
+ * is not in `fields`.
+ */
+export function columnSql(fields: RecordFields, column: HiddenColumn, top: (name: string) => string): string | undefined {
+  const resolved = resolve(fields, column);
+  if (!resolved) return undefined;
+  const [head, ...rest] = resolved.names;
+  if (column.kind === 'leaf') {
+    // The first element of each list; the flags say whether it is the only one.
+    return rest.reduce((sql, name) => `(${sql})[1].${quoteIdent(name)}`, top(head!));
+  }
+  const lists = [top(head!)];
+  for (const name of rest) lists.push(`(${lists.at(-1)!})[1].${quoteIdent(name)}`);
+  // len() of a NULL list (or of a field of a NULL element) is NULL, which must count as "no".
+  return `coalesce(${lists.map((list) => `len(${list}) = 1`).join(' AND ')}, false)`;
+}
+
+/** The hidden column a stored name stands for (the inverse of flagColumn / leafColumn). */
+export function parseHiddenColumn(name: string): HiddenColumn | undefined {
+  const match = /^sawmill:(one|leaf):(.+)$/.exec(name);
+  if (!match) return undefined;
+  return { kind: match[1] === 'one' ? 'flag' : 'leaf', name, path: match[2]! };
+}
+
+/** `expr AS "name"` items computing a segment's stored hidden columns from the loaded nested columns. */
+export function hiddenSelectItems(fields: RecordFields, hidden: ReadonlyMap<string, string>): string[] {
+  return [...hidden.keys()].flatMap((name) => {
+    const column = parseHiddenColumn(name);
+    const sql = column && columnSql(fields, column, quoteIdent);
+    return sql ? [`${sql} AS ${quoteIdent(name)}`] : [];
+  });
+}
+
+/** `current` plus `more`, in first-asked order, within the per-source bounds; lower-cased. */
+export function mergeReads(current: NestedReads, more: NestedReads): NestedReads {
+  const merge = (a: string[], b: string[], max: number) => [...new Set([...a, ...b.map((path) => path.toLowerCase())])].slice(0, max);
+  return { records: merge(current.records, more.records, MAX_PROMOTED_RECORDS), leaves: merge(current.leaves, more.leaves, MAX_PROMOTED_LEAVES) };
+}

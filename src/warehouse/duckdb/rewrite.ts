@@ -1,0 +1,89 @@
+import type { SqlDialect } from '../../sql/dialect.ts';
+import type * as ir from '../../sql/ir.ts';
+import { chainUses, leadingChain, mapSelects, type UnnestChain } from '../../sql/unnest-chains.ts';
+import { flagColumn, leafColumn } from './promotion.ts';
+import { duckdbDialect, markSourceTimestamps } from './sql-generator.ts';
+
+/**
+ * DuckDB's own optimisation of UNNEST chains over promoted columns (promotion.ts), run on the
+ * lowered tree before printing. A SELECT whose chain aliases are read only through promoted
+ * leaves (or not at all) reads, instead of `source t CROSS JOIN UNNEST(t.metadata) m …`,
+ *
+ *   (SELECT t.* EXCLUDE (hidden), {'f': t."sawmill:leaf:metadata.f"} AS m, …
+ *      FROM promoted_view t WHERE <chain flags>
+ *    UNION ALL
+ *    SELECT t.* EXCLUDE (hidden), {'f': m.f} AS m, …
+ *      FROM promoted_view t CROSS JOIN UNNEST(t.metadata) m … WHERE (<chain flags>) IS NOT TRUE) AS t
+ *
+ * The first branch holds the events whose every list along the chain has one element: the chain
+ * gives exactly one row for each, equal to the promoted values, and DuckDB never decodes the
+ * nested column. The rest of the SELECT is unchanged: `m.f` now reads the struct built above.
+ */
+
+export interface Promotion {
+  /** The source's promoted view (promoted-view.ts), as relation SQL. */
+  promotedRelation: string;
+  /** Record paths with a flag column. */
+  records: ReadonlySet<string>;
+  /** Leaf paths with a promoted column. */
+  leaves: ReadonlySet<string>;
+  /** The source's visible top-level columns, lower case. */
+  columns: ReadonlySet<string>;
+}
+
+/** The DuckDB printer with this rewrite in front; `lookup` finds a relation's promotion. */
+export function promotingDialect(lookup: (relation: string) => Promotion | undefined): SqlDialect {
+  return { name: duckdbDialect.name, generate: (query) => duckdbDialect.generate(rewritePromoted(query, lookup)) };
+}
+
+export function rewritePromoted(query: ir.Query, lookup: (relation: string) => Promotion | undefined): ir.Query {
+  return mapSelects(query, (select, orderBy) => {
+    const promotion = select.from?.base.kind === 'source' ? lookup(select.from.base.relation) : undefined;
+    return promotion ? rewriteSelect(select, orderBy, promotion) : select;
+  });
+}
+
+function rewriteSelect(select: ir.Select, orderBy: ir.OrderItem[], promotion: Promotion): ir.Select {
+  const chain = leadingChain(select, (path) => promotion.records.has(path));
+  if (!chain) return select;
+  const uses = chainUses(select, chain, (name) => promotion.columns.has(name), orderBy.map((item) => item.expr));
+  if (uses.blocked || [...uses.leaves].some((leaf) => !promotion.leaves.has(leaf))) return select;
+  // The aliases become columns of the derived table: they must not collide with the source's.
+  if ([...chain.paths.keys()].some((alias) => promotion.columns.has(alias))) return select;
+  const from = select.from!;
+  const base = from.base as Extract<ir.Relation, { kind: 'source' }>;
+  // Refs to the source's timestamp keep the printer's fast forms: it is still the TIMESTAMPTZ column.
+  markSourceTimestamps(select, orderBy.map((item) => item.expr));
+  const union = branches(chain, uses.fields, base, promotion);
+  return { ...select, from: { base: { kind: 'subquery', query: union, alias: base.alias }, steps: from.steps.slice(chain.steps.length) } };
+}
+
+function branches(chain: UnnestChain, fields: Map<string, Set<string>>, base: Extract<ir.Relation, { kind: 'source' }>, promotion: Promotion): ir.Query {
+  const hidden = [...[...promotion.records].map(flagColumn), ...[...promotion.leaves].map(leafColumn)];
+  const source: ir.Relation = { kind: 'source', name: base.name, relation: promotion.promotedRelation, alias: base.alias };
+  const flags = chain.steps
+    .map((step): ir.Expr => ({ kind: 'ref', path: [base.alias, flagColumn(chain.paths.get(step.alias.toLowerCase())!)] }))
+    .reduce((all, next) => ({ kind: 'binary', op: 'AND', left: all, right: next }));
+  // Aliases read nowhere need no column: their step only decides how many rows an event gives.
+  const read = chain.steps.filter((step) => fields.get(step.alias.toLowerCase())!.size > 0);
+  const items = (value: (step: ir.FromStep & { kind: 'unnest' }, field: string) => ir.Expr): ir.SelectItem[] => [
+    { kind: 'star', qualifier: base.alias, except: hidden },
+    ...read.map((step): ir.SelectItem => {
+      const struct: ir.Expr = { kind: 'struct', fields: [...fields.get(step.alias.toLowerCase())!].map((name) => ({ name, value: value(step, name) })) };
+      return { kind: 'expr', alias: step.alias, aliasWritten: true, expr: struct };
+    }),
+  ];
+  const leafRef = (step: UnnestChain['steps'][number], field: string): ir.Expr => ({
+    kind: 'ref',
+    path: [base.alias, leafColumn(`${chain.paths.get(step.alias.toLowerCase())}.${field.toLowerCase()}`)],
+  });
+  const fast: ir.Select = { distinct: false, items: items(leafRef), from: { base: source, steps: [] }, where: flags, groupBy: [] };
+  const original: ir.Select = {
+    distinct: false,
+    items: items((step, field) => ({ kind: 'ref', path: [step.alias, field] })),
+    from: { base: source, steps: chain.steps },
+    where: { kind: 'is', expr: flags, test: 'true', negated: true },
+    groupBy: [],
+  };
+  return { ctes: [], body: { kind: 'setop', op: 'union', all: true, left: { kind: 'select', select: fast }, right: { kind: 'select', select: original } }, orderBy: [] };
+}
