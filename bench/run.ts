@@ -25,6 +25,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { translate } from '../src/sql/index.ts';
 import { parseSegmentName, viewName } from '../src/warehouse/duckdb/layout.ts';
+import { hiddenSelectItems, isHiddenColumn } from '../src/warehouse/duckdb/promotion.ts';
 import { duckdbDialect } from '../src/warehouse/duckdb/sql-generator.ts';
 import { duckdbType, fieldTypeFromDuckdb, quoteIdent } from '../src/warehouse/duckdb/types.ts';
 import type { RecordFields } from '../src/warehouse/types.ts';
@@ -231,6 +232,8 @@ interface SourceTable {
   view: string;
   segment: string;
   fields: RecordFields;
+  /** The segment's promoted columns (src/warehouse/duckdb/promotion.ts) → DuckDB type. */
+  hidden: Map<string, string>;
 }
 
 async function openDb(path: string, readOnly = false): Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> {
@@ -252,8 +255,10 @@ async function sourceTables(connection: DuckDBConnection, tokens: Record<string,
       const segment = tables.filter((table) => parseSegmentName(table)?.view === view).at(-1);
       if (!segment) throw new Error(`no segment table for ${source}`);
       const shape = await connection.runAndReadAll(`SELECT * FROM ${quoteIdent(segment)} LIMIT 0`);
-      const fields = new Map(shape.columnNames().flatMap((column, i) => (i < 3 ? [] : [[column, fieldTypeFromDuckdb(shape.columnTypes()[i]!)] as const])));
-      return { source, token: tokens[source]!, view, segment, fields };
+      const columns = shape.columnNames().map((column, i) => [column, fieldTypeFromDuckdb(shape.columnTypes()[i]!)] as const).slice(3);
+      const fields = new Map(columns.filter(([column]) => !isHiddenColumn(column)));
+      const hidden = new Map(columns.filter(([column]) => isHiddenColumn(column)).map(([column, type]) => [column, duckdbType(type)]));
+      return { source, token: tokens[source]!, view, segment, fields, hidden };
     }),
   );
 }
@@ -261,7 +266,7 @@ async function sourceTables(connection: DuckDBConnection, tokens: Record<string,
 const sqlString = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 /**
- * The statement Sawmill runs per commit (src/warehouse/duckdb/adapter.ts insertFromFileSql), with
+ * The statement Sawmill runs per commit (src/warehouse/duckdb/adapter.ts insertFromFileSql, promoted columns included), with
  * the copy's time placement and id suffix: the staged base covers [0, WINDOW) in relative
  * microseconds; copy j of c lands in [from + j·WINDOW/c, from + (j+1)·WINDOW/c), in time order.
  */
@@ -273,7 +278,7 @@ function bulkInsertSql(table: SourceTable, file: string, fromMicros: number, cop
   const id = `left("id", 32) || lpad(printf('%x', ${copy}::INTEGER), 4, '0')`;
   return (
     `INSERT INTO ${quoteIdent(table.segment)} BY NAME ` +
-    `SELECT * REPLACE (${ts} AS "timestamp", ${id} AS "id") ` +
+    `SELECT * REPLACE (${ts} AS "timestamp", ${id} AS "id")${hiddenSelectItems(table.fields, table.hidden).map((item) => `, ${item}`).join('')} ` +
     `FROM read_json(${sqlString(file)}, format = 'newline_delimited', columns = {${columns.join(', ')}}, maximum_object_size = 67108864)`
   );
 }

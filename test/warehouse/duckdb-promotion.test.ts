@@ -101,8 +101,10 @@ afterEach(() => rm(dir, { recursive: true, force: true }));
 test('rewritten chains return the rows of the original, for rows stored before and after promotion and across widened segments', async () => {
   const warehouse = await open();
   await warehouse.createSource(source);
-  await write(warehouse, varied((n) => n)); // before any promotion: no stored copies
+  await write(warehouse, varied((n) => n)); // before any promotion: copies come from the backfill
   await promoteAll(warehouse);
+  const [filled] = await warehouse.query(`select count(*) as n from duckdb_columns() where column_name like 'sawmill:%' and table_name like 'src_%_0001'`, {}, options);
+  assert.ok(Number(filled!.n) >= 6, 'the segment stored before the promotion was backfilled');
   await write(warehouse, varied((n) => n)); // with stored copies, in a new segment
   for (const name of Object.keys(QUERIES)) await assertSameRows(warehouse, name);
 
@@ -172,5 +174,18 @@ test('hidden columns never show: schema, SELECT *, t.*, and whole-element reads 
   assert.ok(unpromoted.rewritten.sql.includes('sawmill:'), 'promoted fields only: rewritten');
   const other = translations(warehouse, `select q.nope from logs as t cross join unnest(t.metadata) as m cross join unnest(m.request) as q`);
   assert.ok(!other.rewritten.sql.includes('sawmill:'), 'a field not promoted: not rewritten');
+  await warehouse.close();
+});
+
+test('segments from before a field existed answer through the computed copy, and read the same rows', async () => {
+  const warehouse = await open();
+  await warehouse.createSource(source);
+  const withoutResponse = varied((n) => n).map((r) => ({ ...r, fields: JSON.parse(JSON.stringify(r.fields).replaceAll('"response"', '"other"')) as LogRow['fields'] }));
+  await write(warehouse, withoutResponse);
+  await promoteAll(warehouse);
+  await write(warehouse, varied((n) => n)); // adds metadata.response: a new segment, the old one has no copy of it
+  const old = await warehouse.query(`select column_name from duckdb_columns() where column_name like 'sawmill:%response%' and table_name like 'src_%_0001'`, {}, options);
+  assert.equal(old.length, 0, 'the old segment stores nothing for a field it never had');
+  for (const name of Object.keys(QUERIES)) await assertSameRows(warehouse, name);
   await warehouse.close();
 });

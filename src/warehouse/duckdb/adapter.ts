@@ -16,7 +16,7 @@ import {
   viewName,
 } from './layout.ts';
 import { createPromotedViewSql, promotedViewName } from './promoted-view.ts';
-import { hiddenSelectItems, isHiddenColumn, mergeReads, storedColumns } from './promotion.ts';
+import { hiddenSelectItems, hiddenValues, isHiddenColumn, mergeReads, storedColumns } from './promotion.ts';
 import { loadReads, PROMOTIONS_TABLE, saveReadsSql } from './promotions-table.ts';
 import { openRepairingWal, type WalRepair } from './recovery.ts';
 import type { Promotion } from './rewrite.ts';
@@ -140,14 +140,19 @@ export class DuckDbWarehouse implements Warehouse {
     return Number(result.getRows()[0]?.[0] ?? 0);
   }
 
-  /** Keep typed copies of `reads` for a source's future rows (promotion.ts); older rows are read through the promoted view. */
+  /**
+   * Keep typed copies of `reads` for a source (promotion.ts): stored rows get them too, in the
+   * same transaction (one UPDATE per segment), so a new endpoint is fast on the data it finds.
+   */
   promote(sourceId: string, reads: NestedReads): Promise<void> {
     return this.exclusive(async () => {
       const current = this.layout(sourceId);
       const merged = mergeReads(current.reads, reads);
       if (JSON.stringify(merged) === JSON.stringify(current.reads)) return;
-      const { layout, statements } = this.planWidening({ ...current, reads: merged }, current.fields);
-      await this.transaction([...statements, createPromotedViewSql(layout), ...saveReadsSql(layout.view, merged)]);
+      const backfilled = { ...current, reads: merged, segments: current.segments.map((segment) => ({ ...segment })) };
+      const backfill = backfilled.segments.flatMap((segment) => (segment.rows > 0 ? backfillSegment(segment, merged) : []));
+      const { layout, statements } = this.planWidening(backfilled, current.fields);
+      await this.transaction([...backfill, ...statements, createPromotedViewSql(layout), ...saveReadsSql(layout.view, merged)]);
       this.layouts.set(layout.view, layout);
     });
   }
@@ -353,6 +358,20 @@ export class DuckDbWarehouse implements Warehouse {
     if (next) next(connection);
     else this.idleReaders.push(connection);
   }
+}
+
+/**
+ * Add the promoted columns a segment with rows lacks, computed from its own nested columns;
+ * updates `segment.hidden`. Columns it has keep their type (the promoted view casts them).
+ */
+function backfillSegment(segment: Segment, reads: NestedReads): string[] {
+  const missing = [...storedColumns(segment.fields, reads)].filter(([name]) => !segment.hidden.has(name));
+  if (missing.length === 0) return [];
+  segment.hidden = new Map([...segment.hidden, ...missing]);
+  const table = quoteIdent(segment.name);
+  const adds = missing.map(([name, type]) => `ALTER TABLE ${table} ADD COLUMN ${quoteIdent(name)} ${type}`);
+  const values = hiddenValues(segment.fields, new Map(missing)).map(({ name, sql }) => `${quoteIdent(name)} = ${sql}`);
+  return [...adds, `UPDATE ${table} SET ${values.join(', ')}`];
 }
 
 function sameHidden(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {

@@ -103,13 +103,18 @@ export function parseHiddenColumn(name: string): HiddenColumn | undefined {
   return { kind: match[1] === 'one' ? 'flag' : 'leaf', name, path: match[2]! };
 }
 
-/** `expr AS "name"` items computing a segment's stored hidden columns from the loaded nested columns. */
-export function hiddenSelectItems(fields: RecordFields, hidden: ReadonlyMap<string, string>): string[] {
+/** The SQL computing each of a segment's stored hidden columns from its nested columns. */
+export function hiddenValues(fields: RecordFields, hidden: ReadonlyMap<string, string>): Array<{ name: string; sql: string }> {
   return [...hidden.keys()].flatMap((name) => {
     const column = parseHiddenColumn(name);
     const sql = column && columnSql(fields, column, quoteIdent);
-    return sql ? [`${sql} AS ${quoteIdent(name)}`] : [];
+    return sql ? [{ name, sql }] : [];
   });
+}
+
+/** `expr AS "name"` items computing a segment's stored hidden columns from the loaded nested columns. */
+export function hiddenSelectItems(fields: RecordFields, hidden: ReadonlyMap<string, string>): string[] {
+  return hiddenValues(fields, hidden).map(({ name, sql }) => `${sql} AS ${quoteIdent(name)}`);
 }
 
 /** `current` plus `more`, in first-asked order, within the per-source bounds; lower-cased. */
