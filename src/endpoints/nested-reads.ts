@@ -15,7 +15,8 @@ export function nestedReads(query: string): Map<string, NestedReads> {
     const chain = leadingChain(select);
     if (!chain || select.from?.base.kind !== 'source') return select;
     const uses = chainUses(select, chain, () => true, orderBy.map((item) => item.expr));
-    if (uses.blocked) return select;
+    // A chain read nowhere only repeats rows: no copy would help it (see duckdb/rewrite.ts).
+    if (uses.blocked || uses.leaves.size === 0) return select;
     const entry = reads.get(select.from.base.name) ?? { records: [], leaves: [] };
     entry.records = [...new Set([...entry.records, ...chain.paths.values()])];
     entry.leaves = [...new Set([...entry.leaves, ...uses.leaves])];

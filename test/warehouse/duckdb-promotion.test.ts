@@ -64,6 +64,8 @@ const QUERIES: Record<string, string> = {
     cross join unnest(t.metadata) as m cross join unnest(m.request) as req where regexp_contains(req.url, 'p1')`,
   logsAll: `with edge as (select t.id, t.timestamp, t.event_message, t.metadata from logs as t cross join unnest(t.metadata) as m where t.project = 'p1')
     select id, timestamp, event_message, metadata from edge order by timestamp desc limit 100`,
+  functionLogs: `with fn as (select t.id, t.timestamp, t.event_message, t.metadata from logs as t cross join unnest(t.metadata) as m where m.project_ref = 'p1')
+    select id, timestamp, event_message, metadata from fn order by timestamp desc limit 100`,
   paths: `select req.path as path, count(*) as requests, countif(cast(resp.status_code as string) like '5%') as errors from logs as t
     cross join unnest(t.metadata) as m cross join unnest(m.request) as req cross join unnest(m.response) as resp
     where t.project = 'p1' group by path order by requests desc, path`,
@@ -79,7 +81,10 @@ function translations(warehouse: DuckDbWarehouse, query: string) {
 
 const canonical = (rows: ResultRow[]) => rows.map((r) => JSON.stringify(r)).sort();
 
-async function assertSameRows(warehouse: DuckDbWarehouse, name: string, expectRewrite = true): Promise<void> {
+/** An alias read nowhere: the chain only repeats rows, and a UNION ALL would cost more than it saves. */
+const NOT_REWRITTEN = new Set(['logsAll']);
+
+async function assertSameRows(warehouse: DuckDbWarehouse, name: string, expectRewrite = !NOT_REWRITTEN.has(name)): Promise<void> {
   const { original, rewritten } = translations(warehouse, QUERIES[name]!);
   assert.equal(rewritten.sql.includes('sawmill:one:'), expectRewrite, `${name} rewritten: ${rewritten.sql}`);
   const want = await warehouse.query(original.sql, {}, options);
@@ -138,7 +143,8 @@ test('NULL list elements go down the original chain', async () => {
   await warehouse.createSource(source);
   await promoteAll(warehouse);
   await write(warehouse, varied((n) => n));
-  // Ingestion drops nulls, so write NULL elements straight into the segment, flags computed as on insert.
+  // Ingestion drops nulls, so write NULL elements straight into the segment: n1 with no flags at
+  // all (NULL must mean "not known to be single"), n2 with the flag a commit would compute for [NULL].
   const [segment] = await warehouse.query(`select table_name from duckdb_tables() where table_name like 'src_%' order by 1`, {}, options);
   const table = `"${String(segment!.table_name)}"`;
   await warehouse.query(
@@ -151,7 +157,7 @@ test('NULL list elements go down the original chain', async () => {
     {},
     options,
   );
-  for (const name of ['invocations', 'apiCounts', 'logsAll', 'leftJoin']) await assertSameRows(warehouse, name);
+  for (const name of ['invocations', 'apiCounts', 'logsAll', 'functionLogs', 'leftJoin']) await assertSameRows(warehouse, name);
   await warehouse.close();
 });
 
