@@ -15,7 +15,7 @@ import {
   type SourceLayout,
   viewName,
 } from './layout.ts';
-import { createPromotedViewSql, promotedViewName } from './promoted-view.ts';
+import { createPromotedViewSql, promotedViewName, promotionOf } from './promoted-view.ts';
 import { hiddenSelectItems, hiddenValues, isHiddenColumn, mergeReads, storedColumns } from './promotion.ts';
 import { loadReads, PROMOTIONS_TABLE, saveReadsSql } from './promotions-table.ts';
 import { openRepairingWal, type WalRepair } from './recovery.ts';
@@ -160,13 +160,7 @@ export class DuckDbWarehouse implements Warehouse {
   /** What the query rewrite (rewrite.ts) may use for a relation this warehouse handed out, if anything. */
   promotionFor(relation: string): Promotion | undefined {
     const layout = this.layouts.get(relation.replace(/^"|"$/g, ''));
-    if (!layout || layout.reads.records.length === 0) return undefined;
-    return {
-      promotedRelation: quoteIdent(promotedViewName(layout.view)),
-      records: new Set(layout.reads.records),
-      leaves: new Set(layout.reads.leaves),
-      columns: new Set(['id', 'timestamp', 'event_message', ...[...layout.fields.keys()].map((name) => name.toLowerCase())]),
-    };
+    return layout && promotionOf(layout.view, layout.reads, layout.fields);
   }
 
   append(batches: ReadonlyArray<{ sourceId: string; schema: RecordFields; rows: LogRow[] }>, position?: number): Promise<void> {

@@ -1,5 +1,7 @@
+import type { NestedReads, RecordFields } from '../types.ts';
 import { type SourceLayout, segmentColumnSql } from './layout.ts';
 import { columnSql, columnType, type HiddenColumn, wantedColumns } from './promotion.ts';
+import type { Promotion } from './rewrite.ts';
 import { quoteIdent } from './types.ts';
 
 /**
@@ -35,4 +37,15 @@ function promotedColumnSql(layout: SourceLayout, segment: SourceLayout['segments
   // Widened since (int to float or string): the same cast the public view applies to the nested field.
   if (stored) return `CAST(${quoteIdent(column.name)} AS ${type})`;
   return columnSql(layout.fields, column, (field) => segmentColumnSql(segment, layout.fields, field))!;
+}
+
+/** What the rewrite may use for a source with this view, promoted reads and fields; undefined when nothing is promoted. */
+export function promotionOf(view: string, reads: NestedReads, fields: RecordFields): Promotion | undefined {
+  if (reads.records.length === 0) return undefined;
+  return {
+    promotedRelation: quoteIdent(promotedViewName(view)),
+    records: new Set(reads.records),
+    leaves: new Set(reads.leaves),
+    columns: new Set(['id', 'timestamp', 'event_message', ...[...fields.keys()].map((name) => name.toLowerCase())]),
+  };
 }
