@@ -54,6 +54,11 @@ function varied(status: (n: number) => JsonValue): LogRow[] {
     row({ project: 'p1', metadata: { project_ref: 'p1', request: [], response: { status_code: status(200) } } }),
     row({ project: 'p1' }),
     row({ project: 'p1', metadata: [] }),
+    // url stored split around path (promotion.ts): multi-byte text, a url without its path, an empty path
+    row({ project: 'p1', metadata: { project_ref: 'p1', request: { path: '/rest/päth€', url: 'https://ü.p1/rest/päth€?q=é&x=/rest/päth€' }, response: { status_code: status(200) } } }),
+    row({ project: 'p1', metadata: { project_ref: 'p1', request: { path: '/rest/elsewhere', url: 'https://p1.example/other' }, response: { status_code: status(200) } } }),
+    row({ project: 'p1', metadata: { project_ref: 'p1', request: { path: '', url: 'https://p1.example/rest/empty' }, response: { status_code: status(200) } } }),
+    row({ project: 'p1', metadata: { project_ref: 'p1', request: { url: 'https://p1.example/rest/no-path' }, response: { status_code: status(200) } } }),
   ];
 }
 
@@ -69,6 +74,7 @@ const QUERIES: Record<string, string> = {
   paths: `select req.path as path, count(*) as requests, countif(cast(resp.status_code as string) like '5%') as errors from logs as t
     cross join unnest(t.metadata) as m cross join unnest(m.request) as req cross join unnest(m.response) as resp
     where t.project = 'p1' group by path order by requests desc, path`,
+  urls: `select t.id, req.url, req.path from logs as t cross join unnest(t.metadata) as m cross join unnest(m.request) as req`,
   leftJoin: `select t.id, m.project_ref, r.status_code from logs as t cross join unnest(t.metadata) as m left join unnest(m.response) as r`,
 };
 
@@ -134,6 +140,7 @@ test('promotion before any data: the first rows get stored copies in place', asy
   assert.equal(segments.length, 1, 'one segment');
   const stored = await warehouse.query(`select column_name from duckdb_columns() where table_name = '${String(segments[0]!.table_name)}' and column_name like 'sawmill:%'`, {}, options);
   assert.ok(stored.length >= 6, `stored copies: ${stored.map((r) => r.column_name).join(', ')}`);
+  assert.ok(stored.some((r) => String(r.column_name) === 'sawmill:tail:metadata.request.url|metadata.request.path'), 'url is stored split around path');
   for (const name of Object.keys(QUERIES)) await assertSameRows(warehouse, name);
   await warehouse.close();
 });

@@ -1,6 +1,6 @@
 import type { NestedReads, RecordFields } from '../types.ts';
 import { type SourceLayout, segmentColumnSql } from './layout.ts';
-import { columnSql, columnType, type HiddenColumn, wantedColumns } from './promotion.ts';
+import { columnSql, columnType, type HiddenColumn, joinedPartsSql, wantedColumns } from './promotion.ts';
 import type { Promotion } from './rewrite.ts';
 import { quoteIdent } from './types.ts';
 
@@ -36,6 +36,8 @@ function promotedColumnSql(layout: SourceLayout, segment: SourceLayout['segments
   if (stored === type) return quoteIdent(column.name);
   // Widened since (int to float or string): the same cast the public view applies to the nested field.
   if (stored) return `CAST(${quoteIdent(column.name)} AS ${type})`;
+  const joined = column.kind === 'leaf' ? joinedPartsSql(segment.hidden, column.path) : undefined;
+  if (joined) return joined; // parts are strings, and a string leaf never widens further
   return columnSql(layout.fields, column, (field) => segmentColumnSql(segment, layout.fields, field))!;
 }
 

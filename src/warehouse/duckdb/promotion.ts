@@ -20,10 +20,19 @@ const HIDDEN_PREFIX = 'sawmill:';
 export const MAX_PROMOTED_RECORDS = 8;
 export const MAX_PROMOTED_LEAVES = 24;
 
-export type HiddenColumn = { kind: 'flag'; name: string; path: string } | { kind: 'leaf'; name: string; path: string };
+/**
+ * `head` and `tail` store a string leaf split around a promoted string sibling (`base`) it contains,
+ * as a URL contains its path: leaf = head || base || tail (tail NULL: leaf = head). The parts
+ * compress far better than the whole (request.url: 27 -> 6 B/event); the promoted view joins them.
+ */
+export type HiddenColumn =
+  | { kind: 'flag'; name: string; path: string }
+  | { kind: 'leaf'; name: string; path: string }
+  | { kind: 'head' | 'tail'; name: string; path: string; base: string };
 
 export const flagColumn = (path: string) => `${HIDDEN_PREFIX}one:${path}`;
 export const leafColumn = (path: string) => `${HIDDEN_PREFIX}leaf:${path}`;
+const partColumn = (part: 'head' | 'tail', path: string, base: string) => `${HIDDEN_PREFIX}${part}:${path}|${base}`;
 export const isHiddenColumn = (name: string) => name.startsWith(HIDDEN_PREFIX);
 
 /** The hidden columns a source asks for (what its endpoints read), stored or not. */
@@ -51,8 +60,8 @@ function resolve(fields: RecordFields, column: HiddenColumn): Resolved | undefin
     const [name, type] = found;
     names.push(name);
     const last = i === parts.length - 1;
-    if (type.kind === 'record' && !(last && column.kind === 'leaf')) current = type.fields;
-    else if (last && column.kind === 'leaf' && isScalar(type)) return { names, leaf: type };
+    if (type.kind === 'record' && !(last && column.kind !== 'flag')) current = type.fields;
+    else if (last && column.kind !== 'flag' && isScalar(type)) return { names, leaf: type };
     else return undefined;
   }
   return column.kind === 'flag' ? { names } : undefined;
@@ -60,14 +69,39 @@ function resolve(fields: RecordFields, column: HiddenColumn): Resolved | undefin
 
 const isScalar = (type: FieldType): type is ScalarType => type.kind !== 'record' && type.kind !== 'list';
 
-/** The hidden columns a segment with `fields` stores: those wanted whose path exists there. */
+/**
+ * The hidden columns a segment with `fields` stores: those wanted whose path exists there, a
+ * string leaf after an earlier promoted string leaf of the same record split around it.
+ */
 export function storedColumns(fields: RecordFields, reads: NestedReads): Map<string, string> {
   const stored = new Map<string, string>();
+  const plainStrings: string[] = [];
   for (const column of wantedColumns(reads)) {
     const type = columnType(fields, column);
-    if (type) stored.set(column.name, type);
+    if (!type) continue;
+    const base = column.kind === 'leaf' && type === 'VARCHAR' ? plainStrings.find((other) => parentOf(other) === parentOf(column.path)) : undefined;
+    if (base) {
+      stored.set(partColumn('head', column.path, base), type);
+      stored.set(partColumn('tail', column.path, base), type);
+      continue;
+    }
+    stored.set(column.name, type);
+    if (column.kind === 'leaf' && type === 'VARCHAR') plainStrings.push(column.path);
   }
   return stored;
+}
+
+const parentOf = (path: string) => path.slice(0, path.lastIndexOf('.'));
+
+/** A stored head/tail pair for `leaf` in a segment's hidden columns: the SQL joining it, given the segment's columns. */
+export function joinedPartsSql(hidden: ReadonlyMap<string, string>, leaf: string): string | undefined {
+  for (const name of hidden.keys()) {
+    const column = parseHiddenColumn(name);
+    if (column?.kind !== 'head' || column.path !== leaf || !hidden.has(leafColumn(column.base))) continue;
+    const [head, tail, base] = [name, partColumn('tail', leaf, column.base), leafColumn(column.base)].map(quoteIdent);
+    return `CASE WHEN ${tail} IS NULL THEN ${head} ELSE ${head} || ${base} || ${tail} END`;
+  }
+  return undefined;
 }
 
 /** The DuckDB type of a hidden column against `fields`, undefined when its path is not there. */
@@ -86,9 +120,12 @@ export function columnSql(fields: RecordFields, column: HiddenColumn, top: (name
   const resolved = resolve(fields, column);
   if (!resolved) return undefined;
   const [head, ...rest] = resolved.names;
-  if (column.kind === 'leaf') {
-    // The first element of each list; the flags say whether it is the only one.
-    return rest.reduce((sql, name) => `(${sql})[1].${quoteIdent(name)}`, top(head!));
+  // The first element of each list; the flags say whether it is the only one.
+  const value = () => rest.reduce((sql, name) => `(${sql})[1].${quoteIdent(name)}`, top(head!));
+  if (column.kind === 'leaf') return value();
+  if (column.kind === 'head' || column.kind === 'tail') {
+    const base = columnSql(fields, { kind: 'leaf', name: leafColumn(column.base), path: column.base }, top);
+    return base && partSql(column.kind, value(), base);
   }
   const lists = [top(head!)];
   for (const name of rest) lists.push(`(${lists.at(-1)!})[1].${quoteIdent(name)}`);
@@ -96,11 +133,22 @@ export function columnSql(fields: RecordFields, column: HiddenColumn, top: (name
   return `coalesce(${lists.map((list) => `len(${list}) = 1`).join(' AND ')}, false)`;
 }
 
-/** The hidden column a stored name stands for (the inverse of flagColumn / leafColumn). */
+/**
+ * One part of `leaf` split around `base`. strpos, left and substr all count characters. A NULL or
+ * absent base leaves the whole value in the head; an empty one, in the tail.
+ */
+function partSql(part: 'head' | 'tail', leaf: string, base: string): string {
+  const at = `strpos(${leaf}, ${base})`;
+  return part === 'head' ? `CASE WHEN ${at} > 0 THEN left(${leaf}, ${at} - 1) ELSE ${leaf} END` : `CASE WHEN ${at} > 0 THEN substr(${leaf}, ${at} + length(${base})) END`;
+}
+
+/** The hidden column a stored name stands for (the inverse of flagColumn, leafColumn, partColumn). */
 export function parseHiddenColumn(name: string): HiddenColumn | undefined {
-  const match = /^sawmill:(one|leaf):(.+)$/.exec(name);
+  const match = /^sawmill:(one|leaf|head|tail):([^|]+)(?:\|(.+))?$/.exec(name);
   if (!match) return undefined;
-  return { kind: match[1] === 'one' ? 'flag' : 'leaf', name, path: match[2]! };
+  const [, kind, path, base] = match as unknown as [string, string, string, string | undefined];
+  if (kind === 'head' || kind === 'tail') return base ? { kind, name, path, base } : undefined;
+  return base ? undefined : { kind: kind === 'one' ? 'flag' : 'leaf', name, path };
 }
 
 /** The SQL computing each of a segment's stored hidden columns from its nested columns. */
