@@ -185,6 +185,13 @@ test('hidden columns never show: schema, SELECT *, t.*, and whole-element reads 
   assert.ok(!whole.rewritten.sql.includes('sawmill:'), 'a whole element is not rewritten');
   const unpromoted = translations(warehouse, `select m.execution_time_ms, m.project_ref, t.id from logs as t cross join unnest(t.metadata) as m cross join unnest(m.request) as q where q.url is null`);
   assert.ok(unpromoted.rewritten.sql.includes('sawmill:'), 'promoted fields only: rewritten');
+  const unread = translations(
+    warehouse,
+    `with a as (select m.project_ref as p from logs as t cross join unnest(t.metadata) as m), b as (select m.execution_time_ms as e from logs as t cross join unnest(t.metadata) as m) select * from b`,
+  );
+  assert.ok(unread.rewritten.sql.includes('sawmill:one:'), 'the CTE read is rewritten');
+  const cteA = unread.rewritten.sql.slice(0, unread.rewritten.sql.indexOf('"b" AS ('));
+  assert.ok(!cteA.includes('sawmill:'), `a CTE never read is left alone: ${cteA}`);
   const other = translations(warehouse, `select q.nope from logs as t cross join unnest(t.metadata) as m cross join unnest(m.request) as q`);
   assert.ok(!other.rewritten.sql.includes('sawmill:'), 'a field not promoted: not rewritten');
   await warehouse.close();

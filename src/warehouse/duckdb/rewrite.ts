@@ -37,10 +37,42 @@ export function promotingDialect(lookup: (relation: string) => Promotion | undef
 }
 
 export function rewritePromoted(query: ir.Query, lookup: (relation: string) => Promotion | undefined): ir.Query {
-  return mapSelects(query, (select, orderBy) => {
+  const rewrite = (select: ir.Select, orderBy: ir.OrderItem[]) => {
     const promotion = select.from?.base.kind === 'source' ? lookup(select.from.base.relation) : undefined;
     return promotion ? rewriteSelect(select, orderBy, promotion) : select;
-  });
+  };
+  // CTEs the query never reads are still bound by DuckDB: rewritten, they would only cost planning
+  // time (logs.all defines eight it does not read).
+  const used = readCtes(query);
+  const rewritten = mapSelects({ ...query, ctes: query.ctes.filter((cte) => used.has(cte.name.toLowerCase())) }, rewrite);
+  const byName = new Map(rewritten.ctes.map((cte) => [cte.name, cte]));
+  return { ...rewritten, ctes: query.ctes.map((cte) => byName.get(cte.name) ?? cte) };
+}
+
+/** Names (lower case) of the top-level CTEs read from the body's FROM clauses, directly or through other CTEs. */
+function readCtes(query: ir.Query): Set<string> {
+  const used = new Set<string>();
+  const fromRelation = (relation: ir.Relation): void => {
+    if (relation.kind === 'cte' && !used.has(relation.name.toLowerCase())) {
+      used.add(relation.name.toLowerCase());
+      const cte = query.ctes.find((c) => c.name.toLowerCase() === relation.name.toLowerCase());
+      if (cte) fromQuery(cte.query);
+    } else if (relation.kind === 'subquery') fromQuery(relation.query);
+  };
+  const fromSetExpr = (body: ir.SetExpr): void => {
+    if (body.kind === 'nested') fromQuery(body.query);
+    else if (body.kind === 'setop') [body.left, body.right].forEach(fromSetExpr);
+    else if (body.select.from) {
+      fromRelation(body.select.from.base);
+      for (const step of body.select.from.steps) if (step.kind === 'join') fromRelation(step.relation);
+    }
+  };
+  const fromQuery = (inner: ir.Query): void => {
+    inner.ctes.forEach((cte) => fromQuery(cte.query));
+    fromSetExpr(inner.body);
+  };
+  fromSetExpr(query.body);
+  return used;
 }
 
 function rewriteSelect(select: ir.Select, orderBy: ir.OrderItem[], promotion: Promotion): ir.Select {
