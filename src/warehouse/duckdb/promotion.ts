@@ -120,17 +120,30 @@ export function columnSql(fields: RecordFields, column: HiddenColumn, top: (name
   const resolved = resolve(fields, column);
   if (!resolved) return undefined;
   const [head, ...rest] = resolved.names;
+  const list = top(head!);
   // The first element of each list; the flags say whether it is the only one.
-  const value = () => rest.reduce((sql, name) => `(${sql})[1].${quoteIdent(name)}`, top(head!));
+  const value = () => firstOf(list, rest, (field) => field);
   if (column.kind === 'leaf') return value();
   if (column.kind === 'head' || column.kind === 'tail') {
     const base = columnSql(fields, { kind: 'leaf', name: leafColumn(column.base), path: column.base }, top);
     return base && partSql(column.kind, value(), base);
   }
-  const lists = [top(head!)];
-  for (const name of rest) lists.push(`(${lists.at(-1)!})[1].${quoteIdent(name)}`);
+  const lengths = [`len(${list})`, ...rest.map((_, i) => firstOf(list, rest.slice(0, i + 1), (field) => `len(${field})`))];
   // len() of a NULL list (or of a field of a NULL element) is NULL, which must count as "no".
-  return `coalesce(${lists.map((list) => `len(${list}) = 1`).join(' AND ')}, false)`;
+  return `coalesce(${lengths.map((length) => `${length} = 1`).join(' AND ')}, false)`;
+}
+
+/**
+ * `last` of the field chain `names` in the first element of `list` (and of each list on the way).
+ * Written with list_transform, not `list[1].name`: indexing a list of structs copies whole
+ * elements (every nested field), which made a commit's INSERT 25-45% slower; this costs 1-15%.
+ */
+function firstOf(list: string, names: string[], last: (field: string) => string, depth = 0): string {
+  const element = `x${depth}`;
+  const [name, ...rest] = names;
+  const field = `${element}.${quoteIdent(name!)}`;
+  const inner = rest.length === 0 ? last(field) : firstOf(field, rest, last, depth + 1);
+  return `list_transform(${list}, lambda ${element}: ${inner})[1]`;
 }
 
 /**
