@@ -74,6 +74,8 @@ const QUERIES: Record<string, string> = {
   paths: `select req.path as path, count(*) as requests, countif(cast(resp.status_code as string) like '5%') as errors from logs as t
     cross join unnest(t.metadata) as m cross join unnest(m.request) as req cross join unnest(m.response) as resp
     where t.project = 'p1' group by path order by requests desc, path`,
+  // m.request is read as a field but is a record (a list): nothing to serve it from, not rewritten
+  wholeList: `select t.id, m.request, m.project_ref from logs as t cross join unnest(t.metadata) as m`,
   urls: `select t.id, req.url, req.path from logs as t cross join unnest(t.metadata) as m cross join unnest(m.request) as req`,
   leftJoin: `select t.id, m.project_ref, r.status_code from logs as t cross join unnest(t.metadata) as m left join unnest(m.response) as r`,
 };
@@ -88,7 +90,7 @@ function translations(warehouse: DuckDbWarehouse, query: string) {
 const canonical = (rows: ResultRow[]) => rows.map((r) => JSON.stringify(r)).sort();
 
 /** An alias read nowhere: the chain only repeats rows, and a UNION ALL would cost more than it saves. */
-const NOT_REWRITTEN = new Set(['logsAll']);
+const NOT_REWRITTEN = new Set(['logsAll', 'wholeList']);
 
 async function assertSameRows(warehouse: DuckDbWarehouse, name: string, expectRewrite = !NOT_REWRITTEN.has(name)): Promise<void> {
   const { original, rewritten } = translations(warehouse, QUERIES[name]!);

@@ -41,13 +41,22 @@ function promotedColumnSql(layout: SourceLayout, segment: SourceLayout['segments
   return columnSql(layout.fields, column, (field) => segmentColumnSql(segment, layout.fields, field))!;
 }
 
-/** What the rewrite may use for a source with this view, promoted reads and fields; undefined when nothing is promoted. */
+/**
+ * What the rewrite may use for a source with this view, promoted reads and fields; undefined when
+ * nothing is promoted. Only paths that are records, and leaves that are scalars, in the schema
+ * now: a path read as a leaf may be a record (`m.request`), and one not stored yet could turn
+ * out to be one. A scalar stays a scalar (types only widen to string), so this only grows.
+ */
 export function promotionOf(view: string, reads: NestedReads, fields: RecordFields): Promotion | undefined {
-  if (reads.records.length === 0) return undefined;
+  const wanted = wantedColumns(reads);
+  const usable = (kind: HiddenColumn['kind']) => wanted.filter((column) => column.kind === kind && columnType(fields, column)).map((column) => column.path);
+  const records = usable('flag');
+  if (records.length === 0) return undefined;
   return {
     promotedRelation: quoteIdent(promotedViewName(view)),
-    records: new Set(reads.records),
-    leaves: new Set(reads.leaves),
+    hidden: wanted.map((column) => column.name),
+    records: new Set(records),
+    leaves: new Set(usable('leaf')),
     columns: new Set(['id', 'timestamp', 'event_message', ...[...fields.keys()].map((name) => name.toLowerCase())]),
   };
 }

@@ -23,6 +23,8 @@ import { duckdbDialect, markSourceTimestamps } from './sql-generator.ts';
 export interface Promotion {
   /** The source's promoted view (promoted-view.ts), as relation SQL. */
   promotedRelation: string;
+  /** Every hidden column of that view: none may reach the query's rows. */
+  hidden: string[];
   /** Record paths with a flag column. */
   records: ReadonlySet<string>;
   /** Leaf paths with a promoted column. */
@@ -95,7 +97,7 @@ function rewriteSelect(select: ir.Select, orderBy: ir.OrderItem[], promotion: Pr
 }
 
 function branches(chain: UnnestChain, fields: Map<string, Set<string>>, base: Extract<ir.Relation, { kind: 'source' }>, promotion: Promotion): ir.Query {
-  const hidden = [...[...promotion.records].map(flagColumn), ...[...promotion.leaves].map(leafColumn)];
+  const hidden = promotion.hidden;
   const source: ir.Relation = { kind: 'source', name: base.name, relation: promotion.promotedRelation, alias: base.alias };
   const flags = chainFlags(chain).map((path): ir.Expr => ({ kind: 'ref', path: [base.alias, flagColumn(path)] }));
   // Aliases read nowhere need no column: their step only decides how many rows an event gives.
