@@ -121,7 +121,8 @@ export class EndpointService {
    */
   private translate(endpoint: Endpoint, consumerSql: string | undefined): Translation {
     const sandboxed = consumerSql !== undefined && endpoint.sandboxable;
-    const key = `${endpoint.id}\u0000${endpoint.updated_at}\u0000${sandboxed ? consumerSql : ''}`;
+    const epoch = this.warehouse.translationEpoch?.() ?? 0;
+    const key = `${endpoint.id}\u0000${endpoint.updated_at}\u0000${epoch}\u0000${sandboxed ? consumerSql : ''}`;
     const context = this.context(endpoint.owner_id);
     const memo = this.translations.get(key);
     if (memo && memo.resolved.every(([name, relation]) => context.resolveTable(name) === relation)) return memo.translation;

@@ -9,6 +9,7 @@ export class ReadAfterWrite implements Warehouse {
   readonly engine: string;
   readonly setRetention?: (sourceId: string, days: number | null) => Promise<void>;
   readonly promote?: (sourceId: string, reads: NestedReads) => Promise<void>;
+  readonly translationEpoch?: () => number;
 
   constructor(
     private readonly warehouse: Warehouse,
@@ -18,6 +19,7 @@ export class ReadAfterWrite implements Warehouse {
     this.engine = warehouse.engine;
     if (warehouse.setRetention) this.setRetention = warehouse.setRetention.bind(warehouse);
     if (warehouse.promote) this.promote = warehouse.promote.bind(warehouse);
+    if (warehouse.translationEpoch) this.translationEpoch = warehouse.translationEpoch.bind(warehouse);
   }
 
   async query(sql: string, params: Record<string, string | null>, options: QueryOptions): Promise<ResultRow[]> {

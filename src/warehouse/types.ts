@@ -88,6 +88,11 @@ export interface Warehouse {
    * queries read through UNNEST chains; this adds `reads` to what a source keeps (never removes).
    */
   promote?(sourceId: string, reads: NestedReads): Promise<void>;
+  /**
+   * Changes whenever SQL translated for this warehouse could now come out different (DuckDB:
+   * promoted columns became usable), so that cached translations are made again.
+   */
+  translationEpoch?(): number;
   /** Run SQL already generated for this engine, with named string parameters. */
   query(sql: string, params: Record<string, string | null>, options: QueryOptions): Promise<ResultRow[]>;
   /** The SQL relation name that holds a source's events, for the translator. */

@@ -211,3 +211,18 @@ test('segments from before a field existed answer through the computed copy, and
   for (const name of Object.keys(QUERIES)) await assertSameRows(warehouse, name);
   await warehouse.close();
 });
+
+test('the translation epoch moves when promoted columns become usable, not on every commit', async () => {
+  const warehouse = await open();
+  await warehouse.createSource(source);
+  await promoteAll(warehouse); // nothing in the schema yet: nothing usable
+  const before = warehouse.translationEpoch();
+  assert.ok(!translations(warehouse, QUERIES.apiCounts!).rewritten.sql.includes('sawmill:'), 'not rewritten before the fields exist');
+  await write(warehouse, varied((n) => n));
+  const after = warehouse.translationEpoch();
+  assert.ok(after > before, 'the first rows make the promotions usable');
+  assert.ok(translations(warehouse, QUERIES.apiCounts!).rewritten.sql.includes('sawmill:'), 'rewritten once they do');
+  await write(warehouse, varied((n) => n));
+  assert.equal(warehouse.translationEpoch(), after, 'rows of the same shape change nothing');
+  await warehouse.close();
+});

@@ -49,6 +49,8 @@ export class DuckDbWarehouse implements Warehouse {
   private writeChain: Promise<unknown> = Promise.resolve();
   private readonly idleReaders: DuckDBConnection[] = [];
   private readonly waitingForReader: Array<(connection: DuckDBConnection) => void> = [];
+  /** Bumped when a source's usable promotions change (translationEpoch). */
+  private promotionEpoch = 0;
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -153,8 +155,12 @@ export class DuckDbWarehouse implements Warehouse {
       const backfill = backfilled.segments.flatMap((segment) => (segment.rows > 0 ? backfillSegment(segment, merged) : []));
       const { layout, statements } = this.planWidening(backfilled, current.fields);
       await this.transaction([...backfill, ...statements, createPromotedViewSql(layout), ...saveReadsSql(layout.view, merged)]);
-      this.layouts.set(layout.view, layout);
+      this.replaceLayout(layout);
     });
+  }
+
+  translationEpoch(): number {
+    return this.promotionEpoch;
   }
 
   /** What the query rewrite (rewrite.ts) may use for a relation this warehouse handed out, if anything. */
@@ -182,7 +188,7 @@ export class DuckDbWarehouse implements Warehouse {
         }
         if (position !== undefined) await this.writer.run(`UPDATE ${POSITION_TABLE} SET folded = greatest(folded, ${Math.floor(position)})`);
         await this.writer.run('COMMIT');
-        for (const layout of planned) this.layouts.set(layout.view, layout);
+        for (const layout of planned) this.replaceLayout(layout);
       } catch (error) {
         await this.writer.run('ROLLBACK').catch(() => undefined);
         // Memory taken by queries or a full disk pass; the pipeline retries these rather than giving up.
@@ -239,6 +245,14 @@ export class DuckDbWarehouse implements Warehouse {
     for (const connection of this.idleReaders) connection.closeSync();
     this.writer.closeSync();
     this.instance.closeSync();
+  }
+
+  /** Install a committed layout; translations made before may now miss promoted columns it can use. */
+  private replaceLayout(layout: SourceLayout): void {
+    const before = this.layouts.get(layout.view);
+    const usable = (l: SourceLayout | undefined) => JSON.stringify(l && promotionOf(l.view, l.reads, l.fields), (_key, value: unknown) => (value instanceof Set ? [...value] : value));
+    if (usable(before) !== usable(layout)) this.promotionEpoch++;
+    this.layouts.set(layout.view, layout);
   }
 
   private layout(sourceId: string): SourceLayout {
