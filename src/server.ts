@@ -86,6 +86,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
 
   await app.listen({ port: config.port, host: config.host });
   ready = true;
+  // Promoting what saved endpoints read backfills stored events (seconds per million): not worth
+  // holding the start for. Queries are correct meanwhile, only not yet faster.
+  void endpoints.promoteSaved().catch((error: unknown) => app.log.error({ err: error }, 'promoting saved endpoints failed'));
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
 

@@ -1,4 +1,4 @@
-import type { LogRow, QueryOptions, RecordFields, ResultRow, Warehouse } from '../warehouse/types.ts';
+import type { LogRow, NestedReads, QueryOptions, RecordFields, ResultRow, Warehouse } from '../warehouse/types.ts';
 
 /**
  * The warehouse as readers see it: a query first waits until every event acknowledged before it
@@ -8,6 +8,8 @@ import type { LogRow, QueryOptions, RecordFields, ResultRow, Warehouse } from '.
 export class ReadAfterWrite implements Warehouse {
   readonly engine: string;
   readonly setRetention?: (sourceId: string, days: number | null) => Promise<void>;
+  readonly promote?: (sourceId: string, reads: NestedReads) => Promise<void>;
+  readonly translationEpoch?: () => number;
 
   constructor(
     private readonly warehouse: Warehouse,
@@ -16,6 +18,8 @@ export class ReadAfterWrite implements Warehouse {
   ) {
     this.engine = warehouse.engine;
     if (warehouse.setRetention) this.setRetention = warehouse.setRetention.bind(warehouse);
+    if (warehouse.promote) this.promote = warehouse.promote.bind(warehouse);
+    if (warehouse.translationEpoch) this.translationEpoch = warehouse.translationEpoch.bind(warehouse);
   }
 
   async query(sql: string, params: Record<string, string | null>, options: QueryOptions): Promise<ResultRow[]> {

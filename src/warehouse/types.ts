@@ -43,6 +43,16 @@ export interface LogRow {
   fields: { [key: string]: JsonValue };
 }
 
+/**
+ * What a source's saved queries read through UNNEST chains, as lower-case dot-joined paths:
+ * `records` are the unnested list-of-record paths (`metadata`, `metadata.request`), `leaves` the
+ * scalar fields read from their elements (`metadata.request.path`).
+ */
+export interface NestedReads {
+  records: string[];
+  leaves: string[];
+}
+
 /** A row as the warehouse returns it, already in the wire shape of query results. */
 export type ResultRow = Record<string, unknown>;
 
@@ -73,6 +83,16 @@ export interface Warehouse {
    * only where that is atomic, which is what lets the pipeline acknowledge from its journal.
    */
   committedPosition?(): Promise<number>;
+  /**
+   * Engines that decode a nested column as a whole (DuckDB) keep typed copies of what saved
+   * queries read through UNNEST chains; this adds `reads` to what a source keeps (never removes).
+   */
+  promote?(sourceId: string, reads: NestedReads): Promise<void>;
+  /**
+   * Changes whenever SQL translated for this warehouse could now come out different (DuckDB:
+   * promoted columns became usable), so that cached translations are made again.
+   */
+  translationEpoch?(): number;
   /** Run SQL already generated for this engine, with named string parameters. */
   query(sql: string, params: Record<string, string | null>, options: QueryOptions): Promise<ResultRow[]>;
   /** The SQL relation name that holds a source's events, for the translator. */

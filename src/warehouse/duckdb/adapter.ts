@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { AppError } from '../../errors.ts';
 import { conform, fieldName, sameType } from '../schema.ts';
-import type { LogRow, QueryOptions, RecordFields, ResultRow, Warehouse } from '../types.ts';
+import type { LogRow, NestedReads, QueryOptions, RecordFields, ResultRow, Warehouse } from '../types.ts';
 import {
   alterSegmentSql,
   createSegmentSql,
@@ -15,7 +15,11 @@ import {
   type SourceLayout,
   viewName,
 } from './layout.ts';
+import { createPromotedViewSql, promotedViewName, promotionOf } from './promoted-view.ts';
+import { hiddenSelectItems, hiddenValues, isHiddenColumn, mergeReads, storedColumns } from './promotion.ts';
+import { loadReads, PROMOTIONS_TABLE, saveReadsSql } from './promotions-table.ts';
 import { openRepairingWal, type WalRepair } from './recovery.ts';
+import type { Promotion } from './rewrite.ts';
 import { resultConverter } from './results.ts';
 import { duckdbType, fieldTypeFromDuckdb, quoteIdent } from './types.ts';
 
@@ -54,6 +58,8 @@ export class DuckDbWarehouse implements Warehouse {
   private writeChain: Promise<unknown> = Promise.resolve();
   private readonly idleReaders: DuckDBConnection[] = [];
   private readonly waitingForReader: Array<(connection: DuckDBConnection) => void> = [];
+  /** Bumped when a source's usable promotions change (translationEpoch). */
+  private promotionEpoch = 0;
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -80,6 +86,7 @@ export class DuckDbWarehouse implements Warehouse {
     const writer = await instance.connect();
     await lockDown(writer, settings.stagingDir);
     await writer.run(`CREATE TABLE IF NOT EXISTS ${POSITION_TABLE} AS SELECT 0::BIGINT AS folded`);
+    await writer.run(`CREATE TABLE IF NOT EXISTS ${PROMOTIONS_TABLE} (view VARCHAR, kind VARCHAR, path VARCHAR)`);
     const warehouse = new DuckDbWarehouse(instance, writer, settings);
     for (let i = 0; i < settings.readConnections; i++) warehouse.idleReaders.push(await instance.connect());
     await warehouse.discover();
@@ -122,7 +129,8 @@ export class DuckDbWarehouse implements Warehouse {
     return this.exclusive(async () => {
       const view = viewName(sourceId);
       if (this.layouts.has(view)) return;
-      const layout: SourceLayout = { view, fields: new Map(), segments: [{ name: segmentName(sourceId, SEGMENT_SEQUENCE_START), fields: new Map(), rows: 0 }] };
+      const segment = { name: segmentName(sourceId, SEGMENT_SEQUENCE_START), fields: new Map(), hidden: new Map(), rows: 0 };
+      const layout: SourceLayout = { view, fields: new Map(), segments: [segment], reads: { records: [], leaves: [] } };
       await this.transaction([createSegmentSql(layout.segments[0]!.name, layout.fields), createViewSql(layout)]);
       this.layouts.set(view, layout);
     });
@@ -133,7 +141,8 @@ export class DuckDbWarehouse implements Warehouse {
       const layout = this.layouts.get(viewName(sourceId));
       if (!layout) return;
       const drops = layout.segments.map((segment) => `DROP TABLE IF EXISTS ${quoteIdent(segment.name)}`);
-      await this.transaction([`DROP VIEW IF EXISTS ${quoteIdent(layout.view)}`, ...drops]);
+      const views = [layout.view, promotedViewName(layout.view)].map((view) => `DROP VIEW IF EXISTS ${quoteIdent(view)}`);
+      await this.transaction([...views, ...drops, ...saveReadsSql(layout.view, { records: [], leaves: [] })]);
       this.layouts.delete(layout.view);
     });
   }
@@ -141,6 +150,33 @@ export class DuckDbWarehouse implements Warehouse {
   async committedPosition(): Promise<number> {
     const result = await this.exclusive(() => this.writer.runAndReadAll(`SELECT max(folded) FROM ${POSITION_TABLE}`));
     return Number(result.getRows()[0]?.[0] ?? 0);
+  }
+
+  /**
+   * Keep typed copies of `reads` for a source (promotion.ts): stored rows get them too, in the
+   * same transaction (one UPDATE per segment), so a new endpoint is fast on the data it finds.
+   */
+  promote(sourceId: string, reads: NestedReads): Promise<void> {
+    return this.exclusive(async () => {
+      const current = this.layout(sourceId);
+      const merged = mergeReads(current.reads, reads);
+      if (JSON.stringify(merged) === JSON.stringify(current.reads)) return;
+      const backfilled = { ...current, reads: merged, segments: current.segments.map((segment) => ({ ...segment })) };
+      const backfill = backfilled.segments.flatMap((segment) => (segment.rows > 0 ? backfillSegment(segment, merged) : []));
+      const { layout, statements } = this.planWidening(backfilled, current.fields);
+      await this.transaction([...backfill, ...statements, createPromotedViewSql(layout), ...saveReadsSql(layout.view, merged)]);
+      this.replaceLayout(layout);
+    });
+  }
+
+  translationEpoch(): number {
+    return this.promotionEpoch;
+  }
+
+  /** What the query rewrite (rewrite.ts) may use for a relation this warehouse handed out, if anything. */
+  promotionFor(relation: string): Promotion | undefined {
+    const layout = this.layouts.get(relation.replace(/^"|"$/g, ''));
+    return layout && promotionOf(layout.view, layout.reads, layout.fields);
   }
 
   append(batches: ReadonlyArray<{ sourceId: string; schema: RecordFields; rows: LogRow[] }>, position?: number): Promise<void> {
@@ -157,12 +193,12 @@ export class DuckDbWarehouse implements Warehouse {
           const { file, maxLineBytes } = await this.stage(batch.rows, layout.fields);
           staged.push(file);
           const newest = layout.segments.at(-1)!;
-          await this.writer.run(insertFromFileSql(newest.name, file, layout.fields, maxLineBytes));
+          await this.writer.run(insertFromFileSql(newest, file, layout.fields, maxLineBytes));
           newest.rows += batch.rows.length;
         }
         if (position !== undefined) await this.writer.run(`UPDATE ${POSITION_TABLE} SET folded = greatest(folded, ${Math.floor(position)})`);
         await this.writer.run('COMMIT');
-        for (const layout of planned) this.layouts.set(layout.view, layout);
+        for (const layout of planned) this.replaceLayout(layout);
         this.checkpointWhenIdle();
       } catch (error) {
         await this.writer.run('ROLLBACK').catch(() => undefined);
@@ -230,30 +266,46 @@ export class DuckDbWarehouse implements Warehouse {
     this.idleCheckpointTimer.unref();
   }
 
+  /** Install a committed layout; translations made before may now miss promoted columns it can use. */
+  private replaceLayout(layout: SourceLayout): void {
+    const before = this.layouts.get(layout.view);
+    const usable = (l: SourceLayout | undefined) => JSON.stringify(l && promotionOf(l.view, l.reads, l.fields), (_key, value: unknown) => (value instanceof Set ? [...value] : value));
+    if (usable(before) !== usable(layout)) this.promotionEpoch++;
+    this.layouts.set(layout.view, layout);
+  }
+
   private layout(sourceId: string): SourceLayout {
     const layout = this.layouts.get(viewName(sourceId));
     if (!layout) throw new AppError(404, 'not_found', `source ${sourceId} has no storage`);
     return layout;
   }
 
-  /** The layout after widening to `target`, and the DDL that gets there; the input is not modified. */
+  /**
+   * The layout after widening to `target` (and to the promoted columns its reads ask for), and
+   * the DDL that gets there; the input is not modified. Promoted columns change in place only in
+   * an empty segment: added to one with rows, they would be NULL where the flags say TRUE.
+   */
   private planWidening(current: SourceLayout, target: RecordFields): { layout: SourceLayout; statements: string[] } {
     const segments = current.segments.map((segment) => ({ ...segment }));
     const layout: SourceLayout = { ...current, segments };
-    if (sameFields(current.fields, target)) return { layout, statements: [] };
-    layout.fields = target;
     const newest = segments.at(-1)!;
+    const hidden = storedColumns(target, current.reads);
+    const hiddenChanged = !sameHidden(newest.hidden, hidden);
+    const promotedView = () => (layout.reads.records.length > 0 ? [createPromotedViewSql(layout)] : []);
+    if (sameFields(current.fields, target) && !hiddenChanged) return { layout, statements: [] };
+    layout.fields = target;
     let statements: string[];
-    if (newest.rows <= this.options.alterInPlaceMaxRows) {
-      statements = alterSegmentSql(newest.name, newest.fields, target);
+    if (newest.rows === 0 || (!hiddenChanged && newest.rows <= this.options.alterInPlaceMaxRows)) {
+      statements = [...alterSegmentSql(newest.name, newest.fields, target), ...alterHiddenSql(newest.name, newest.hidden, hidden)];
       newest.fields = target;
+      newest.hidden = hidden;
     } else {
       const sequence = parseSegmentName(newest.name)!.sequence + 1;
-      const next: Segment = { name: `${current.view}_${String(sequence).padStart(4, '0')}`, fields: target, rows: 0 };
+      const next: Segment = { name: `${current.view}_${String(sequence).padStart(4, '0')}`, fields: target, hidden, rows: 0 };
       segments.push(next);
-      statements = [createSegmentSql(next.name, target)];
+      statements = [createSegmentSql(next.name, target, hidden)];
     }
-    return { layout, statements: [...statements, createViewSql(layout)] };
+    return { layout, statements: [...statements, createViewSql(layout), ...promotedView()] };
   }
 
   /** Write `rows` as NDJSON for read_json; also says how long a line can be, in bytes, at most. */
@@ -284,20 +336,24 @@ export class DuckDbWarehouse implements Warehouse {
       const days = retentionFromComment(comment);
       if (days !== undefined) this.retention.set(parsed.view, days);
       const segment = await this.describeSegment(String(table));
-      const layout: SourceLayout = this.layouts.get(parsed.view) ?? { view: parsed.view, segments: [], fields: new Map() };
+      const layout: SourceLayout = this.layouts.get(parsed.view) ?? { view: parsed.view, segments: [], fields: new Map(), reads: { records: [], leaves: [] } };
       layout.segments.push(segment);
       layout.fields = segment.fields; // segments come in order and only ever widen
       this.layouts.set(parsed.view, layout);
+    }
+    for (const [view, reads] of await loadReads(this.writer)) {
+      const layout = this.layouts.get(view);
+      if (layout) layout.reads = reads;
     }
   }
 
   private async describeSegment(name: string): Promise<Segment> {
     const shape = await this.writer.runAndReadAll(`SELECT * FROM ${quoteIdent(name)} LIMIT 0`);
-    const fields = new Map(
-      shape.columnNames().flatMap((column, i) => (i < 3 ? [] : [[column, fieldTypeFromDuckdb(shape.columnTypes()[i]!)] as const])),
-    );
+    const columns = shape.columnNames().map((column, i) => [column, fieldTypeFromDuckdb(shape.columnTypes()[i]!)] as const).slice(3);
+    const fields = new Map(columns.filter(([column]) => !isHiddenColumn(column)));
+    const hidden = new Map(columns.filter(([column]) => isHiddenColumn(column)).map(([column, type]) => [column, duckdbType(type)]));
     const count = await this.writer.runAndReadAll(`SELECT count(*) FROM ${quoteIdent(name)}`);
-    return { name, fields, rows: Number(count.getRows()[0]![0]) };
+    return { name, fields, hidden, rows: Number(count.getRows()[0]![0]) };
   }
 
   private async transaction(statements: string[]): Promise<void> {
@@ -331,6 +387,32 @@ export class DuckDbWarehouse implements Warehouse {
   }
 }
 
+/**
+ * Add the promoted columns a segment with rows lacks, computed from its own nested columns;
+ * updates `segment.hidden`. Columns it has keep their type (the promoted view casts them).
+ */
+function backfillSegment(segment: Segment, reads: NestedReads): string[] {
+  const missing = [...storedColumns(segment.fields, reads)].filter(([name]) => !segment.hidden.has(name));
+  if (missing.length === 0) return [];
+  segment.hidden = new Map([...segment.hidden, ...missing]);
+  const table = quoteIdent(segment.name);
+  const adds = missing.map(([name, type]) => `ALTER TABLE ${table} ADD COLUMN ${quoteIdent(name)} ${type}`);
+  const values = hiddenValues(segment.fields, new Map(missing)).map(({ name, sql }) => `${quoteIdent(name)} = ${sql}`);
+  return [...adds, `UPDATE ${table} SET ${values.join(', ')}`];
+}
+
+function sameHidden(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
+  return a.size === b.size && [...a].every(([name, type]) => b.get(name) === type);
+}
+
+/** Make an empty segment's hidden columns `target`. */
+function alterHiddenSql(segment: string, current: ReadonlyMap<string, string>, target: ReadonlyMap<string, string>): string[] {
+  const table = quoteIdent(segment);
+  const drops = [...current].filter(([name, type]) => target.get(name) !== type).map(([name]) => `ALTER TABLE ${table} DROP COLUMN ${quoteIdent(name)}`);
+  const adds = [...target].filter(([name, type]) => current.get(name) !== type).map(([name, type]) => `ALTER TABLE ${table} ADD COLUMN ${quoteIdent(name)} ${type}`);
+  return [...drops, ...adds];
+}
+
 function sameFields(a: RecordFields, b: RecordFields): boolean {
   return sameType({ kind: 'record', fields: a }, { kind: 'record', fields: b });
 }
@@ -352,12 +434,14 @@ const sqlString = (text: string) => `'${text.replaceAll("'", "''")}'`;
  * fixed 64 MB made every commit need 128 MB and a 128 MB limit refused all ingestion. Sized to
  * the batch's longest line instead (1 MB at least).
  */
-function insertFromFileSql(segment: string, file: string, fields: RecordFields, maxLineBytes: number): string {
+function insertFromFileSql(segment: Segment, file: string, fields: RecordFields, maxLineBytes: number): string {
   const columns = [`'id': 'VARCHAR'`, `'timestamp': 'BIGINT'`, `'event_message': 'VARCHAR'`];
   for (const [name, type] of fields) columns.push(`${sqlString(name)}: ${sqlString(duckdbType(type))}`);
+  // Promoted columns are computed here by DuckDB from the parsed nested values (promotion.ts).
+  const promoted = hiddenSelectItems(fields, segment.hidden).map((item) => `, ${item}`).join('');
   return (
-    `INSERT INTO ${quoteIdent(segment)} BY NAME ` +
-    `SELECT * REPLACE (make_timestamp("timestamp")::TIMESTAMPTZ AS "timestamp") ` +
+    `INSERT INTO ${quoteIdent(segment.name)} BY NAME ` +
+    `SELECT * REPLACE (make_timestamp("timestamp")::TIMESTAMPTZ AS "timestamp")${promoted} ` +
     `FROM read_json(${sqlString(file)}, format = 'newline_delimited', columns = {${columns.join(', ')}}, maximum_object_size = ${Math.max(1 << 20, maxLineBytes + 1)})`
   );
 }

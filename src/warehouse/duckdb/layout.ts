@@ -1,4 +1,4 @@
-import type { RecordFields } from '../types.ts';
+import type { NestedReads, RecordFields } from '../types.ts';
 import { sameType } from '../schema.ts';
 import { duckdbType, quoteIdent } from './types.ts';
 
@@ -12,6 +12,8 @@ import { duckdbType, quoteIdent } from './types.ts';
 export interface Segment {
   name: string;
   fields: RecordFields;
+  /** Hidden promoted columns (promotion.ts) → DuckDB type; fixed once the segment has rows. */
+  hidden: ReadonlyMap<string, string>;
   rows: number;
 }
 
@@ -20,6 +22,8 @@ export interface SourceLayout {
   segments: Segment[];
   /** The union of every segment's fields: what queries see. */
   fields: RecordFields;
+  /** What the source's saved queries read through UNNEST chains: its promoted columns. */
+  reads: NestedReads;
 }
 
 const FIXED_COLUMNS_SQL = '"id" VARCHAR, "timestamp" TIMESTAMPTZ, "event_message" VARCHAR';
@@ -38,8 +42,9 @@ export function parseSegmentName(table: string): { view: string; sequence: numbe
   return match ? { view: match[1]!, sequence: Number(match[2]) } : undefined;
 }
 
-export function createSegmentSql(name: string, fields: RecordFields): string {
+export function createSegmentSql(name: string, fields: RecordFields, hidden: ReadonlyMap<string, string> = new Map()): string {
   const columns = [...fields].map(([field, type]) => `${quoteIdent(field)} ${duckdbType(type)}`);
+  for (const [column, type] of hidden) columns.push(`${quoteIdent(column)} ${type}`);
   return `CREATE TABLE ${quoteIdent(name)} (${[FIXED_COLUMNS_SQL, ...columns].join(', ')})`;
 }
 
@@ -58,13 +63,17 @@ export function alterSegmentSql(name: string, current: RecordFields, target: Rec
 
 export function createViewSql(layout: SourceLayout): string {
   const selects = layout.segments.map((segment) => {
-    const columns = [...layout.fields].map(([field, type]) => {
-      const own = segment.fields.get(field);
-      const column = quoteIdent(field);
-      if (own && sameType(own, type)) return column;
-      return `CAST(${own ? column : 'NULL'} AS ${duckdbType(type)}) AS ${column}`;
-    });
+    const columns = [...layout.fields].map(([field]) => `${segmentColumnSql(segment, layout.fields, field)} AS ${quoteIdent(field)}`);
     return `SELECT ${['"id"', '"timestamp"', '"event_message"', ...columns].join(', ')} FROM ${quoteIdent(segment.name)}`;
   });
   return `CREATE OR REPLACE VIEW ${quoteIdent(layout.view)} AS ${selects.join(' UNION ALL ')}`;
+}
+
+/** A field of the source as one segment gives it: its own column, cast up to `fields` where older. */
+export function segmentColumnSql(segment: Segment, fields: RecordFields, field: string): string {
+  const type = fields.get(field)!;
+  const own = segment.fields.get(field);
+  const column = quoteIdent(field);
+  if (own && sameType(own, type)) return column;
+  return `CAST(${own ? column : 'NULL'} AS ${duckdbType(type)})`;
 }

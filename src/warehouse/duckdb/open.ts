@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Config } from '../../config.ts';
 import type { SqlDialect } from '../../sql/dialect.ts';
 import { DuckDbWarehouse } from './adapter.ts';
-import { duckdbDialect } from './sql-generator.ts';
+import { promotingDialect } from './rewrite.ts';
 
 /** The embedded warehouse in the data dir, and its SQL printer. */
 export async function openDuckDb(config: Config): Promise<{ warehouse: DuckDbWarehouse; dialect: SqlDialect }> {
@@ -19,5 +19,6 @@ export async function openDuckDb(config: Config): Promise<{ warehouse: DuckDbWar
         ),
     },
   );
-  return { warehouse, dialect: duckdbDialect };
+  // Queries over promoted columns are rewritten against the warehouse's current promotions.
+  return { warehouse, dialect: promotingDialect((relation) => warehouse.promotionFor(relation)) };
 }

@@ -97,7 +97,7 @@ function printSelectItem(item: ir.SelectItem, addedColumns: AddedColumns | undef
  * `alias.timestamp` for an alias bound to a source in this FROM, and a bare `timestamp` when the
  * FROM is one source followed only by UNNESTs (none of them named `timestamp`).
  */
-function markSourceTimestamps(select: ir.Select, extra: ir.Expr[]): void {
+export function markSourceTimestamps(select: ir.Select, extra: ir.Expr[]): void {
   const from = select.from;
   if (!from) return;
   const sources = new Set<string>();

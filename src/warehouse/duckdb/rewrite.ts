@@ -1,0 +1,142 @@
+import type { SqlDialect } from '../../sql/dialect.ts';
+import type * as ir from '../../sql/ir.ts';
+import { chainUses, leadingChain, mapSelects, type UnnestChain } from '../../sql/unnest-chains.ts';
+import { flagColumn, leafColumn } from './promotion.ts';
+import { duckdbDialect, markSourceTimestamps } from './sql-generator.ts';
+
+/**
+ * DuckDB's own optimisation of UNNEST chains over promoted columns (promotion.ts), run on the
+ * lowered tree before printing. A SELECT whose chain aliases are read only through promoted
+ * leaves (or not at all) reads, instead of `source t CROSS JOIN UNNEST(t.metadata) m …`,
+ *
+ *   (SELECT t.* EXCLUDE (hidden), {'f': t."sawmill:leaf:metadata.f"} AS m, …
+ *      FROM promoted_view t WHERE <chain flags>
+ *    UNION ALL
+ *    SELECT t.* EXCLUDE (hidden), {'f': m.f} AS m, …
+ *      FROM promoted_view t CROSS JOIN UNNEST(t.metadata) m … WHERE <some chain flag is false>) AS t
+ *
+ * The first branch holds the events whose every list along the chain has one element: the chain
+ * gives exactly one row for each, equal to the promoted values, and DuckDB never decodes the
+ * nested column. The rest of the SELECT is unchanged: `m.f` now reads the struct built above.
+ */
+
+export interface Promotion {
+  /** The source's promoted view (promoted-view.ts), as relation SQL. */
+  promotedRelation: string;
+  /** Every hidden column of that view: none may reach the query's rows. */
+  hidden: string[];
+  /** Record paths with a flag column. */
+  records: ReadonlySet<string>;
+  /** Leaf paths with a promoted column. */
+  leaves: ReadonlySet<string>;
+  /** The source's visible top-level columns, lower case. */
+  columns: ReadonlySet<string>;
+}
+
+/** The DuckDB printer with this rewrite in front; `lookup` finds a relation's promotion. */
+export function promotingDialect(lookup: (relation: string) => Promotion | undefined): SqlDialect {
+  return { name: duckdbDialect.name, generate: (query) => duckdbDialect.generate(rewritePromoted(query, lookup)) };
+}
+
+export function rewritePromoted(query: ir.Query, lookup: (relation: string) => Promotion | undefined): ir.Query {
+  const rewrite = (select: ir.Select, orderBy: ir.OrderItem[]) => {
+    const promotion = select.from?.base.kind === 'source' ? lookup(select.from.base.relation) : undefined;
+    return promotion ? rewriteSelect(select, orderBy, promotion) : select;
+  };
+  // CTEs the query never reads are still bound by DuckDB: rewritten, they would only cost planning
+  // time (logs.all defines eight it does not read).
+  const used = readCtes(query);
+  const rewritten = mapSelects({ ...query, ctes: query.ctes.filter((cte) => used.has(cte.name.toLowerCase())) }, rewrite);
+  const byName = new Map(rewritten.ctes.map((cte) => [cte.name, cte]));
+  return { ...rewritten, ctes: query.ctes.map((cte) => byName.get(cte.name) ?? cte) };
+}
+
+/** Names (lower case) of the top-level CTEs read from the body's FROM clauses, directly or through other CTEs. */
+function readCtes(query: ir.Query): Set<string> {
+  const used = new Set<string>();
+  const fromRelation = (relation: ir.Relation): void => {
+    if (relation.kind === 'cte' && !used.has(relation.name.toLowerCase())) {
+      used.add(relation.name.toLowerCase());
+      const cte = query.ctes.find((c) => c.name.toLowerCase() === relation.name.toLowerCase());
+      if (cte) fromQuery(cte.query);
+    } else if (relation.kind === 'subquery') fromQuery(relation.query);
+  };
+  const fromSetExpr = (body: ir.SetExpr): void => {
+    if (body.kind === 'nested') fromQuery(body.query);
+    else if (body.kind === 'setop') [body.left, body.right].forEach(fromSetExpr);
+    else if (body.select.from) {
+      fromRelation(body.select.from.base);
+      for (const step of body.select.from.steps) if (step.kind === 'join') fromRelation(step.relation);
+    }
+  };
+  const fromQuery = (inner: ir.Query): void => {
+    inner.ctes.forEach((cte) => fromQuery(cte.query));
+    fromSetExpr(inner.body);
+  };
+  fromSetExpr(query.body);
+  return used;
+}
+
+function rewriteSelect(select: ir.Select, orderBy: ir.OrderItem[], promotion: Promotion): ir.Select {
+  const chain = leadingChain(select, (path) => promotion.records.has(path));
+  if (!chain) return select;
+  const uses = chainUses(select, chain, (name) => promotion.columns.has(name), orderBy.map((item) => item.expr));
+  if (uses.blocked || [...uses.leaves].some((leaf) => !promotion.leaves.has(leaf))) return select;
+  // Nothing read through the chain: the UNNEST only repeats rows, and costs little. The UNION ALL
+  // would cost more: DuckDB pushes neither a top-N's dynamic filter nor late materialization
+  // through it (logs.all at 1M: 66 ms as is, 430 ms rewritten).
+  if (uses.leaves.size === 0) return select;
+  // The aliases become columns of the derived table: they must not collide with the source's.
+  if ([...chain.paths.keys()].some((alias) => promotion.columns.has(alias))) return select;
+  const from = select.from!;
+  const base = from.base as Extract<ir.Relation, { kind: 'source' }>;
+  // Refs to the source's timestamp keep the printer's fast forms: it is still the TIMESTAMPTZ column.
+  markSourceTimestamps(select, orderBy.map((item) => item.expr));
+  const union = branches(chain, uses.fields, base, promotion);
+  return { ...select, from: { base: { kind: 'subquery', query: union, alias: base.alias }, steps: from.steps.slice(chain.steps.length) } };
+}
+
+function branches(chain: UnnestChain, fields: Map<string, Set<string>>, base: Extract<ir.Relation, { kind: 'source' }>, promotion: Promotion): ir.Query {
+  const hidden = promotion.hidden;
+  const source: ir.Relation = { kind: 'source', name: base.name, relation: promotion.promotedRelation, alias: base.alias };
+  const flags = chainFlags(chain).map((path): ir.Expr => ({ kind: 'ref', path: [base.alias, flagColumn(path)] }));
+  // Aliases read nowhere need no column: their step only decides how many rows an event gives.
+  const read = chain.steps.filter((step) => fields.get(step.alias.toLowerCase())!.size > 0);
+  const items = (value: (step: ir.FromStep & { kind: 'unnest' }, field: string) => ir.Expr): ir.SelectItem[] => [
+    { kind: 'star', qualifier: base.alias, except: hidden },
+    ...read.map((step): ir.SelectItem => {
+      const struct: ir.Expr = { kind: 'struct', fields: [...fields.get(step.alias.toLowerCase())!].map((name) => ({ name, value: value(step, name) })) };
+      return { kind: 'expr', alias: step.alias, aliasWritten: true, expr: struct };
+    }),
+  ];
+  const leafRef = (step: UnnestChain['steps'][number], field: string): ir.Expr => ({
+    kind: 'ref',
+    path: [base.alias, leafColumn(`${chain.paths.get(step.alias.toLowerCase())}.${field.toLowerCase()}`)],
+  });
+  const fast: ir.Select = { distinct: false, items: items(leafRef), from: { base: source, steps: [] }, where: and(flags), groupBy: [] };
+  // The other rows, split so that each branch's condition is a test of single flag columns
+  // (f1 AND f2 IS NOT TRUE): DuckDB pushes those into the scan and decodes the nested column only
+  // for the rows that match. One `(f1 AND f2) IS NOT TRUE` is evaluated after decoding every row.
+  const originals = flags.map((flag, i): ir.SetExpr => ({
+    kind: 'select',
+    select: {
+      distinct: false,
+      items: items((step, field) => ({ kind: 'ref', path: [step.alias, field] })),
+      from: { base: source, steps: chain.steps },
+      where: and([...flags.slice(0, i), { kind: 'is', expr: flag, test: 'true', negated: true }]),
+      groupBy: [],
+    },
+  }));
+  const body = originals.reduce((left, right): ir.SetExpr => ({ kind: 'setop', op: 'union', all: true, left, right }), { kind: 'select', select: fast } as ir.SetExpr);
+  return { ctes: [], body, orderBy: [] };
+}
+
+/** The record paths whose flags decide the chain: a deeper path's flag implies its parents'. */
+function chainFlags(chain: UnnestChain): string[] {
+  const paths = [...chain.paths.values()];
+  return paths.filter((path) => !paths.some((other) => other.startsWith(`${path}.`)));
+}
+
+function and(exprs: ir.Expr[]): ir.Expr {
+  return exprs.reduce((all, next) => ({ kind: 'binary', op: 'AND', left: all, right: next }));
+}
