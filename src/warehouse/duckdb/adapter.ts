@@ -1,9 +1,7 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { AppError } from '../../errors.ts';
-import { conform, fieldName, sameType } from '../schema.ts';
+import { sameType } from '../schema.ts';
 import type { LogRow, QueryOptions, RecordFields, ResultRow, Warehouse } from '../types.ts';
 import {
   alterSegmentSql,
@@ -17,6 +15,7 @@ import {
 } from './layout.ts';
 import { openRepairingWal, type WalRepair } from './recovery.ts';
 import { resultConverter } from './results.ts';
+import { stageRows } from './staging.ts';
 import { duckdbType, fieldTypeFromDuckdb, quoteIdent } from './types.ts';
 
 export interface DuckDbOptions {
@@ -144,7 +143,7 @@ export class DuckDbWarehouse implements Warehouse {
           for (const statement of statements) await this.writer.run(statement);
           planned.push(layout);
           if (batch.rows.length === 0) continue;
-          const { file, maxLineBytes } = await this.stage(batch.rows, layout.fields);
+          const { file, maxLineBytes } = await stageRows(this.options.stagingDir, batch.rows, layout.fields);
           staged.push(file);
           const newest = layout.segments.at(-1)!;
           await this.writer.run(insertFromFileSql(newest.name, file, layout.fields, maxLineBytes));
@@ -235,26 +234,6 @@ export class DuckDbWarehouse implements Warehouse {
       statements = [createSegmentSql(next.name, target)];
     }
     return { layout, statements: [...statements, createViewSql(layout)] };
-  }
-
-  /** Write `rows` as NDJSON for read_json; also says how long a line can be, in bytes, at most. */
-  private async stage(rows: LogRow[], fields: RecordFields): Promise<{ file: string; maxLineBytes: number }> {
-    let longest = 0;
-    const lines = rows.map((row) => {
-      const record: Record<string, unknown> = { id: row.id, timestamp: row.timestamp, event_message: row.event_message };
-      for (const [key, value] of Object.entries(row.fields)) {
-        const name = fieldName(fields, key);
-        const type = fields.get(name);
-        if (type) record[name] = conform(value, type);
-      }
-      const line = JSON.stringify(record);
-      longest = Math.max(longest, line.length);
-      return line;
-    });
-    const file = join(this.options.stagingDir, `${randomUUID()}.ndjson`);
-    await writeFile(file, lines.join('\n'));
-    // A UTF-16 code unit takes at most 3 bytes in UTF-8.
-    return { file, maxLineBytes: longest * 3 };
   }
 
   private async discover(): Promise<void> {
