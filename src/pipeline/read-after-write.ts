@@ -1,4 +1,4 @@
-import type { LogRow, QueryOptions, RecordFields, ResultRow, Warehouse } from '../warehouse/types.ts';
+import type { AppendBatch, LogRow, QueryOptions, RecordFields, ResultRow, StagedRows, Warehouse } from '../warehouse/types.ts';
 
 /**
  * The warehouse as readers see it: a query first waits until every event acknowledged before it
@@ -8,6 +8,7 @@ import type { LogRow, QueryOptions, RecordFields, ResultRow, Warehouse } from '.
 export class ReadAfterWrite implements Warehouse {
   readonly engine: string;
   readonly setRetention?: (sourceId: string, days: number | null) => Promise<void>;
+  readonly stage?: (sourceId: string, rows: readonly LogRow[]) => StagedRows | undefined;
 
   constructor(
     private readonly warehouse: Warehouse,
@@ -16,6 +17,7 @@ export class ReadAfterWrite implements Warehouse {
   ) {
     this.engine = warehouse.engine;
     if (warehouse.setRetention) this.setRetention = warehouse.setRetention.bind(warehouse);
+    if (warehouse.stage) this.stage = warehouse.stage.bind(warehouse);
   }
 
   async query(sql: string, params: Record<string, string | null>, options: QueryOptions): Promise<ResultRow[]> {
@@ -39,7 +41,7 @@ export class ReadAfterWrite implements Warehouse {
     return this.warehouse.relation(sourceId);
   }
 
-  append(batches: ReadonlyArray<{ sourceId: string; schema: RecordFields; rows: LogRow[] }>, position?: number): Promise<void> {
+  append(batches: ReadonlyArray<AppendBatch>, position?: number): Promise<void> {
     return this.warehouse.append(batches, position);
   }
 

@@ -2,7 +2,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { AppError } from '../../errors.ts';
 import { sameType } from '../schema.ts';
-import type { LogRow, QueryOptions, RecordFields, ResultRow, Warehouse } from '../types.ts';
+import type { AppendBatch, LogRow, QueryOptions, RecordFields, ResultRow, StagedRows, Warehouse } from '../types.ts';
 import {
   alterSegmentSql,
   createSegmentSql,
@@ -15,7 +15,8 @@ import {
 } from './layout.ts';
 import { openRepairingWal, type WalRepair } from './recovery.ts';
 import { resultConverter } from './results.ts';
-import { stageRows } from './staging.ts';
+import { stageBatch } from './staging.ts';
+import { stageFittingRows } from '../staged-rows.ts';
 import { duckdbType, fieldTypeFromDuckdb, quoteIdent } from './types.ts';
 
 export interface DuckDbOptions {
@@ -132,7 +133,11 @@ export class DuckDbWarehouse implements Warehouse {
     return Number(result.getRows()[0]?.[0] ?? 0);
   }
 
-  append(batches: ReadonlyArray<{ sourceId: string; schema: RecordFields; rows: LogRow[] }>, position?: number): Promise<void> {
+  stage(sourceId: string, rows: readonly LogRow[]): StagedRows | undefined {
+    return stageFittingRows(rows, this.layout(sourceId).fields);
+  }
+
+  append(batches: ReadonlyArray<AppendBatch>, position?: number): Promise<void> {
     return this.exclusive(async () => {
       const staged: string[] = [];
       const planned: SourceLayout[] = [];
@@ -142,12 +147,13 @@ export class DuckDbWarehouse implements Warehouse {
           const { layout, statements } = this.planWidening(this.layout(batch.sourceId), batch.schema);
           for (const statement of statements) await this.writer.run(statement);
           planned.push(layout);
-          if (batch.rows.length === 0) continue;
-          const { file, maxLineBytes } = await stageRows(this.options.stagingDir, batch.rows, layout.fields);
+          const count = batch.rows.length + (batch.staged ?? []).reduce((sum, part) => sum + part.count, 0);
+          if (count === 0) continue;
+          const { file, maxLineBytes } = await stageBatch(this.options.stagingDir, batch.rows, batch.staged ?? [], layout.fields);
           staged.push(file);
           const newest = layout.segments.at(-1)!;
           await this.writer.run(insertFromFileSql(newest.name, file, layout.fields, maxLineBytes));
-          newest.rows += batch.rows.length;
+          newest.rows += count;
         }
         if (position !== undefined) await this.writer.run(`UPDATE ${POSITION_TABLE} SET folded = greatest(folded, ${Math.floor(position)})`);
         await this.writer.run('COMMIT');
