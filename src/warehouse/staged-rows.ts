@@ -5,7 +5,7 @@
  * serialised once instead of twice, and the queue holds bytes rather than object graphs.
  */
 import { conform, fieldName, fitsFields } from './schema.ts';
-import type { FieldType, JsonValue, LogRow, RecordFields, StagedRows } from './types.ts';
+import type { JsonValue, LogRow, RecordFields, StagedRows } from './types.ts';
 
 /**
  * `rows` as staged lines for `fields`, or undefined when one of them does not fit (a new field, a
@@ -24,11 +24,16 @@ export function stageFittingRows(rows: readonly LogRow[], fields: RecordFields):
   return { lines: Buffer.from(text), count: rows.length, maxLineBytes: longest * 3, fields };
 }
 
-/** The staged line of one row: the same text as JSON.stringify of the row shaped by `conform`. */
+/**
+ * The staged line of one row: the same text as JSON.stringify of the row shaped by `conform`.
+ * The row's fields are shaped in place (the row is the caller's to give away), so the one
+ * JSON.stringify that follows is V8's own, over objects that already exist.
+ */
 export function stagedLine(row: LogRow, fields: RecordFields): string {
   const head = `{"id":${JSON.stringify(row.id)},"timestamp":${JSON.stringify(row.timestamp)},"event_message":${JSON.stringify(row.event_message)}`;
-  const body = membersJson(row.fields, fields);
-  return body === undefined ? slowLine(row, fields) : `${head}${body}}`;
+  if (!shapeMembers(row.fields, fields)) return slowLine(row, fields);
+  const body = JSON.stringify(row.fields);
+  return body.length === 2 ? `${head}}` : `${head},${body.slice(1)}`;
 }
 
 /** Rows back from staged lines, in the shape `conform` gave them (records as lists of records). */
@@ -44,48 +49,46 @@ export function splitLines(lines: Buffer): string[] {
 }
 
 /**
- * `,"name":value` for each field that has a column, or undefined when a key only matches its
- * column ignoring case: two such keys could land on one name, which JSON.stringify of the
- * conformed object collapses, so those rows take the slow path.
+ * Shape `object`'s values to their columns in place, as `conform` would; false when a key only
+ * matches its column ignoring case (two such keys could land on one name, which the conformed
+ * object collapses), and those rows take the slow path. `conform` gives the same result on
+ * values shaped already, so a row left half shaped is still right there.
  */
-function membersJson(object: { [key: string]: JsonValue }, fields: RecordFields): string | undefined {
-  let out = '';
+function shapeMembers(object: { [key: string]: JsonValue }, fields: RecordFields): boolean {
   for (const key in object) {
     const type = fields.get(key);
     if (type === undefined) {
-      if (fieldName(fields, key) !== key) return undefined;
-      continue; // no column: conform drops it too
+      if (fieldName(fields, key) !== key) return false;
+      delete object[key]; // no column: conform drops it too
+      continue;
     }
-    const value = valueJson(object[key]!, type);
-    if (value === undefined) return undefined;
-    out += `,${JSON.stringify(key)}:${value}`;
+    const value = object[key]!;
+    switch (type.kind) {
+      case 'string':
+        if (typeof value !== 'string') object[key] = JSON.stringify(value);
+        break;
+      case 'record':
+        if (!shapeRecords(object, key, value, type.fields)) return false;
+        break;
+      case 'list':
+        object[key] = conform(value, type) as JsonValue;
+        break;
+    }
   }
-  return out;
+  return true;
 }
 
-function valueJson(value: JsonValue, type: FieldType): string | undefined {
-  switch (type.kind) {
-    case 'string':
-      return JSON.stringify(typeof value === 'string' ? value : JSON.stringify(value));
-    case 'record': {
-      const items = Array.isArray(value) ? value : [value];
-      let out = '';
-      for (const item of items) {
-        if (typeof item !== 'object' || Array.isArray(item)) continue;
-        const members = membersJson(item, type.fields);
-        if (members === undefined) return undefined;
-        out += out === '' ? `{${members.slice(1)}}` : `,{${members.slice(1)}}`;
-      }
-      return `[${out}]`;
-    }
-    case 'list': {
-      const items = Array.isArray(value) ? value : [value];
-      if (type.element.kind !== 'string' || items.every((item) => typeof item === 'string')) return JSON.stringify(items);
-      return JSON.stringify(items.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))));
-    }
-    default:
-      return JSON.stringify(value);
+/** A record column holds a list of records: a lone object becomes a list of one. */
+function shapeRecords(object: { [key: string]: JsonValue }, key: string, value: JsonValue, fields: RecordFields): boolean {
+  if (!Array.isArray(value)) {
+    if (typeof value !== 'object') return false; // not a record: cannot happen in a fitting row
+    object[key] = [value];
+    return shapeMembers(value, fields);
   }
+  for (const item of value) {
+    if (typeof item !== 'object' || Array.isArray(item) || !shapeMembers(item, fields)) return false;
+  }
+  return true;
 }
 
 function slowLine(row: LogRow, fields: RecordFields): string {

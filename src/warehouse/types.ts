@@ -94,6 +94,7 @@ export interface Warehouse {
   /**
    * Engines that load staged lines serialise rows that fit the source's current schema here, at
    * acknowledgement (undefined when one does not fit), and take them back in `append`'s `staged`.
+   * Staged rows may be reshaped in place: the caller gives them away.
    */
   stage?(sourceId: string, rows: readonly LogRow[]): StagedRows | undefined;
   /**
