@@ -61,6 +61,8 @@ export class EventWriter {
   private readonly maxEventsPerCommit: number;
   private readonly maxFieldsPerSource: number;
   private readonly journal: Journal | undefined;
+  /** A backlog this large is folded at once: waiting for company would only let the queue fill. */
+  private readonly foldAtOnce: number;
 
   constructor(
     private readonly warehouse: Warehouse,
@@ -69,6 +71,7 @@ export class EventWriter {
     this.maxEventsPerCommit = options.maxEventsPerCommit ?? 50_000;
     this.maxFieldsPerSource = options.maxFieldsPerSource ?? DEFAULT_MAX_FIELDS_PER_SOURCE;
     this.journal = options.journal;
+    this.foldAtOnce = Math.max(1, Math.min(this.maxEventsPerCommit, Math.floor(options.maxQueuedEvents / 2)));
   }
 
   /** Be told of every committed batch (live tail); returns the function that stops it. */
@@ -167,7 +170,14 @@ export class EventWriter {
   }
 
   private schedule(): void {
-    if (this.writing || this.timer) return;
+    if (this.writing) return;
+    if (this.queuedEvents >= this.foldAtOnce) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      void this.startCommit();
+      return;
+    }
+    if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       void this.startCommit();
@@ -180,6 +190,7 @@ export class EventWriter {
       this.writing = undefined;
       if (this.queue.length === 0) return;
       // A reader is waiting for events that arrived during this commit: no reason to wait for company.
+      // (Nor when a full fold's worth arrived meanwhile: schedule() starts that one at once.)
       if (this.visibilityWaiters.length > 0) void this.startCommit();
       else this.schedule();
     });

@@ -97,3 +97,28 @@ test('staged records acknowledged before a SIGKILL are folded exactly once at re
     ['w', 'text', 'x'],
   ]);
 });
+
+test('a backlog of half the queue is folded at once instead of waiting out the fold interval', async () => {
+  const server = await startTestServer({ foldIntervalMs: 60_000, maxQueuedEvents: 400 });
+  try {
+    const source = (await server.request('POST', '/api/sources', { body: { name: 'paced' } })).body.token;
+    const warehouse = server.services.warehouse;
+    const append = warehouse.append.bind(warehouse);
+    const folded: number[] = [];
+    warehouse.append = async (batches: ReadonlyArray<AppendBatch>, position?: number) => {
+      await append(batches, position);
+      for (const batch of batches) folded.push(batch.rows.length + (batch.staged ?? []).reduce((sum, part) => sum + part.count, 0));
+    };
+    const post = (n: number, label: string) =>
+      server.request('POST', `/logs?source=${source}`, { body: Array.from({ length: n }, (_, i) => ({ id: `${label}${i}`, message: label })) });
+    assert.equal((await post(150, 'a')).status, 200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.deepEqual(folded, [], 'under half the queue waits for the interval');
+    assert.equal((await post(100, 'b')).status, 200);
+    for (let i = 0; i < 100 && folded.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(folded, [250], 'folded long before the 60 s interval');
+    assert.equal(server.services.writer.backlog, 0);
+  } finally {
+    await server.stop({ removeData: true });
+  }
+});
