@@ -1,7 +1,8 @@
-import { copyFile, mkdir, open, readdir, readFile, rm, truncate, writeFile, type FileHandle } from 'node:fs/promises';
+import { copyFile, mkdir, open, readdir, readFile, rename, rm, truncate, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { rowsOfStaged } from '../warehouse/staged-rows.ts';
+import { SpareSegment } from './spare-segment.ts';
 import type { LogRow, StagedRows } from '../warehouse/types.ts';
 
 /** One acknowledged request's events, numbered in the order they became durable. */
@@ -53,12 +54,15 @@ export class Journal {
   private active: SegmentFile | undefined;
   private pending: Array<{ frame: Buffer[]; seq: number; done: (error?: Error) => void }> = [];
   private flushing: Promise<void> | undefined;
+  private readonly spare: SpareSegment;
 
   private constructor(
     private readonly dir: string,
     private nextSeq: number,
     private readonly segmentBytes: number,
-  ) {}
+  ) {
+    this.spare = new SpareSegment(dir, segmentBytes);
+  }
 
   /**
    * Opens the journal in `dir` and returns the records after `foldedSeq`, which the warehouse
@@ -70,16 +74,18 @@ export class Journal {
     options: { segmentBytes?: number; onDamage?: (damage: JournalDamage) => void } = {},
   ): Promise<{ journal: Journal; unfolded: JournalRecord[] }> {
     await mkdir(dir, { recursive: true });
+    await SpareSegment.discardLeftover(dir);
     const names = (await readdir(dir)).filter((name) => name.endsWith(SEGMENT_SUFFIX)).sort();
     const unfolded: JournalRecord[] = [];
     const files: SegmentFile[] = [];
     let lastSeq = foldedSeq;
     for (const [index, name] of names.entries()) {
       const path = join(dir, name);
-      const { records, validBytes, totalBytes } = readSegment(await readFile(path));
+      const { records, validBytes, totalBytes, zeroTail } = readSegment(await readFile(path));
       if (validBytes < totalBytes) {
+        // A file ends in zeros when it was prepared ahead (spare-segment.ts) and not filled.
         const isNewestTail = index === names.length - 1;
-        if (!isNewestTail) {
+        if (!isNewestTail && !zeroTail) {
           const savedAs = `${path}.damaged-${Date.now()}`;
           await copyFile(path, savedAs);
           options.onDamage?.({ file: path, offset: validBytes, savedAs });
@@ -126,6 +132,7 @@ export class Journal {
     await this.flushing;
     await this.handle?.close();
     this.handle = undefined;
+    await this.spare.close();
   }
 
   /** Writes everything pending in one write and one fsync, then whatever arrived meanwhile. */
@@ -149,10 +156,12 @@ export class Journal {
     const sizeBefore = this.activeSize;
     try {
       const bytes = frames.reduce((sum, frame) => sum + frame.length, 0);
-      await handle.writev(frames);
+      await handle.writev(frames, sizeBefore);
       await handle.datasync();
       this.activeSize += bytes;
       this.active!.lastSeq = lastSeq;
+      // Only a busy journal gets its next file ready: an idle one never writes a file of zeros.
+      if (this.activeSize >= this.segmentBytes / 4) this.spare.prepare();
     } catch (error) {
       // Never leave half a group behind a later, acknowledged one.
       await handle.truncate(sizeBefore).catch(() => undefined);
@@ -162,11 +171,16 @@ export class Journal {
 
   private async startSegment(firstSeq: number): Promise<void> {
     if (this.handle) {
+      // The unused zeros go; if this does not reach the disk, a zero tail reads as the end anyway.
+      await this.handle.truncate(this.activeSize).catch(() => undefined);
       await this.handle.close();
       this.sealed.push(this.active!);
     }
     const path = join(this.dir, `${String(firstSeq).padStart(16, '0')}${SEGMENT_SUFFIX}`);
-    this.handle = await open(path, 'a');
+    const spare = this.spare.take();
+    if (spare) await rename(spare, path);
+    // Written at positions, not appended: a prepared file is overwritten from its start.
+    this.handle = await open(path, spare ? 'r+' : 'w');
     this.activeSize = 0;
     this.active = { path, lastSeq: firstSeq - 1 };
     // The new file's name must be durable before anything in it is acknowledged.
@@ -179,7 +193,7 @@ export class Journal {
   }
 }
 
-function readSegment(bytes: Buffer): { records: JournalRecord[]; validBytes: number; totalBytes: number } {
+function readSegment(bytes: Buffer): { records: JournalRecord[]; validBytes: number; totalBytes: number; zeroTail: boolean } {
   const records: JournalRecord[] = [];
   let offset = 0;
   while (offset + HEADER_BYTES <= bytes.length) {
@@ -192,7 +206,7 @@ function readSegment(bytes: Buffer): { records: JournalRecord[]; validBytes: num
     records.push(parseRecord(payload));
     offset = end;
   }
-  return { records, validBytes: offset, totalBytes: bytes.length };
+  return { records, validBytes: offset, totalBytes: bytes.length, zeroTail: isZero(bytes.subarray(offset)) };
 }
 
 function rowsFrame(seq: number, sourceId: string, rows: LogRow[]): Buffer[] {
@@ -219,4 +233,9 @@ function parseRecord(payload: Buffer): JournalRecord {
   const header = JSON.parse(payload.toString('utf8', 0, newline)) as { seq: number; sourceId: string; count: number; maxLineBytes: number };
   const staged: StagedRows = { lines: payload.subarray(newline + 1), count: header.count, maxLineBytes: header.maxLineBytes };
   return { seq: header.seq, sourceId: header.sourceId, rows: [], staged };
+}
+
+function isZero(bytes: Buffer): boolean {
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] !== 0) return false;
+  return true;
 }

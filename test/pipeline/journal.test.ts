@@ -162,3 +162,43 @@ test('a staged record set aside is written as rows', async () => {
   assert.deepEqual(kept.rows[0]!.fields, { metadata: [{ n: 1 }] }, 'in the shape it was staged in');
   await journal.close();
 });
+
+test('a busy journal moves on into a file of zeros prepared ahead; its records and the zero tail read back right', async () => {
+  const dir = await freshDir();
+  const { journal } = await Journal.open(dir, 0, { segmentBytes: 4096 });
+  const ids: string[] = [];
+  for (let i = 0; ids.length < 60; i++) {
+    ids.push(`r${i}`);
+    await journal.append('s', [row(`r${i}`)]);
+    await new Promise((resolve) => setTimeout(resolve, 2)); // time for the spare's zeros
+  }
+  const files = await segments(dir);
+  assert.ok(files.length >= 3, `${files.length} files`);
+  const sizes = await Promise.all(files.map(async (name) => (await stat(join(dir, name))).size));
+  const newest = await readFile(join(dir, files.at(-1)!));
+  assert.equal(newest.length, 4096, 'the file in use was prepared at full size');
+  assert.equal(newest.at(-1), 0);
+  assert.ok(sizes.slice(0, -1).every((size) => size >= 4096 && size < 4096 + 400), `sealed files are cut to what they hold: ${sizes}`);
+  await journal.close();
+  assert.ok(!(await readdir(dir)).includes('next.spare'), 'no spare is left behind');
+
+  const damages: unknown[] = [];
+  const reopened = await Journal.open(dir, 0, { onDamage: (damage) => damages.push(damage) });
+  assert.deepEqual(reopened.unfolded.map((record) => record.rows[0]!.id), ids);
+  assert.deepEqual(damages, []);
+  await reopened.journal.close();
+});
+
+test('an older file that still ends in its prepared zeros (its cut never reached the disk) is not damage', async () => {
+  const dir = await freshDir();
+  const { journal } = await Journal.open(dir, 0, { segmentBytes: 1 });
+  for (const id of ['one', 'two', 'three']) await journal.append('s', [row(id)]);
+  await journal.close();
+  const files = await segments(dir);
+  await appendFile(join(dir, files[0]!), Buffer.alloc(5000));
+  const damages: unknown[] = [];
+  const reopened = await Journal.open(dir, 0, { onDamage: (damage) => damages.push(damage) });
+  assert.deepEqual(reopened.unfolded.map((record) => record.rows[0]!.id), ['one', 'two', 'three']);
+  assert.deepEqual(damages, []);
+  await reopened.journal.close();
+});
