@@ -61,7 +61,10 @@ export class EventWriter {
   private readonly maxEventsPerCommit: number;
   private readonly maxFieldsPerSource: number;
   private readonly journal: Journal | undefined;
-  /** A backlog this large is folded at once: waiting for company would only let the queue fill. */
+  /**
+   * A backlog this large (half the queue, at most a full fold) is folded at once: waiting for
+   * company would only let the queue fill. Off (Infinity) for a queue of one event.
+   */
   private readonly foldAtOnce: number;
 
   constructor(
@@ -71,7 +74,7 @@ export class EventWriter {
     this.maxEventsPerCommit = options.maxEventsPerCommit ?? 50_000;
     this.maxFieldsPerSource = options.maxFieldsPerSource ?? DEFAULT_MAX_FIELDS_PER_SOURCE;
     this.journal = options.journal;
-    this.foldAtOnce = Math.max(1, Math.min(this.maxEventsPerCommit, Math.floor(options.maxQueuedEvents / 2)));
+    this.foldAtOnce = Math.min(this.maxEventsPerCommit, Math.floor(options.maxQueuedEvents / 2)) || Infinity;
   }
 
   /** Be told of every committed batch (live tail); returns the function that stops it. */
