@@ -1,14 +1,22 @@
-import { copyFile, mkdir, open, readdir, readFile, rm, truncate, writeFile, type FileHandle } from 'node:fs/promises';
+import { copyFile, mkdir, open, readdir, readFile, rename, rm, truncate, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import type { LogRow } from '../warehouse/types.ts';
+import { rowsOfStaged } from '../warehouse/staged-rows.ts';
+import { SpareSegment } from './spare-segment.ts';
+import type { LogRow, StagedRows } from '../warehouse/types.ts';
 
 /** One acknowledged request's events, numbered in the order they became durable. */
 export interface JournalRecord {
   seq: number;
   sourceId: string;
+  /** The events as objects; empty when they were staged. */
   rows: LogRow[];
+  /** The events as staged lines (see staged-rows.ts), which is how fitting events are kept. */
+  staged?: StagedRows;
 }
+
+/** Events in a record, however they are kept. */
+export const recordEvents = (record: { rows: LogRow[]; staged?: StagedRows | undefined }): number => record.rows.length + (record.staged?.count ?? 0);
 
 export interface JournalDamage {
   file: string;
@@ -32,23 +40,29 @@ interface SegmentFile {
  * later. The warehouse stores the last folded sequence number in the same transaction as the
  * rows, so replay after a crash stores each event exactly once.
  *
- * A record on disk: u32 payload length, u32 CRC-32 of the payload, the payload as JSON. A crash
- * can only tear the last write, which was never acknowledged, so reading stops at the first
- * frame that is short or fails its checksum and the file is cut there.
+ * A record on disk: u32 payload length, u32 CRC-32 of the payload, the payload. The payload is
+ * either JSON `{seq, sourceId, rows}` or, for staged events, a JSON header `{seq, sourceId,
+ * count, maxLineBytes}`, a newline and the staged lines as they are (so they are not copied or
+ * serialised again); JSON text never holds a raw newline, which tells the two apart. A crash can
+ * only tear the last write, which was never acknowledged, so reading stops at the first frame
+ * that is short or fails its checksum and the file is cut there.
  */
 export class Journal {
   private handle: FileHandle | undefined;
   private activeSize = 0;
   private readonly sealed: SegmentFile[] = [];
   private active: SegmentFile | undefined;
-  private pending: Array<{ frame: Buffer; seq: number; done: (error?: Error) => void }> = [];
+  private pending: Array<{ frame: Buffer[]; seq: number; done: (error?: Error) => void }> = [];
   private flushing: Promise<void> | undefined;
+  private readonly spare: SpareSegment;
 
   private constructor(
     private readonly dir: string,
     private nextSeq: number,
     private readonly segmentBytes: number,
-  ) {}
+  ) {
+    this.spare = new SpareSegment(dir, segmentBytes);
+  }
 
   /**
    * Opens the journal in `dir` and returns the records after `foldedSeq`, which the warehouse
@@ -60,16 +74,18 @@ export class Journal {
     options: { segmentBytes?: number; onDamage?: (damage: JournalDamage) => void } = {},
   ): Promise<{ journal: Journal; unfolded: JournalRecord[] }> {
     await mkdir(dir, { recursive: true });
+    await SpareSegment.discardLeftover(dir);
     const names = (await readdir(dir)).filter((name) => name.endsWith(SEGMENT_SUFFIX)).sort();
     const unfolded: JournalRecord[] = [];
     const files: SegmentFile[] = [];
     let lastSeq = foldedSeq;
     for (const [index, name] of names.entries()) {
       const path = join(dir, name);
-      const { records, validBytes, totalBytes } = readSegment(await readFile(path));
+      const { records, validBytes, totalBytes, zeroTail } = readSegment(await readFile(path));
       if (validBytes < totalBytes) {
+        // A file ends in zeros when it was prepared ahead (spare-segment.ts) and not filled.
         const isNewestTail = index === names.length - 1;
-        if (!isNewestTail) {
+        if (!isNewestTail && !zeroTail) {
           const savedAs = `${path}.damaged-${Date.now()}`;
           await copyFile(path, savedAs);
           options.onDamage?.({ file: path, offset: validBytes, savedAs });
@@ -86,13 +102,9 @@ export class Journal {
   }
 
   /** Resolves with the record's sequence number once it is on disk. */
-  append(sourceId: string, rows: LogRow[]): Promise<number> {
+  append(sourceId: string, events: LogRow[] | StagedRows): Promise<number> {
     const seq = this.nextSeq++;
-    const payload = Buffer.from(JSON.stringify({ seq, sourceId, rows }));
-    const frame = Buffer.allocUnsafe(HEADER_BYTES + payload.length);
-    frame.writeUInt32LE(payload.length, 0);
-    frame.writeUInt32LE(crc32(payload), 4);
-    payload.copy(frame, HEADER_BYTES);
+    const frame = Array.isArray(events) ? rowsFrame(seq, sourceId, events) : stagedFrame(seq, sourceId, events);
     return new Promise((resolve, reject) => {
       this.pending.push({ frame, seq, done: (error) => (error ? reject(error) : resolve(seq)) });
       this.flushing ??= this.flush();
@@ -111,7 +123,8 @@ export class Journal {
     const dir = join(this.dir, 'rejected');
     await mkdir(dir, { recursive: true });
     const path = join(dir, `${String(record.seq).padStart(16, '0')}.json`);
-    await writeFile(path, JSON.stringify({ reason, ...record }), { flush: true });
+    const rows = record.staged ? rowsOfStaged(record.staged) : record.rows;
+    await writeFile(path, JSON.stringify({ reason, seq: record.seq, sourceId: record.sourceId, rows }), { flush: true });
     return path;
   }
 
@@ -119,6 +132,7 @@ export class Journal {
     await this.flushing;
     await this.handle?.close();
     this.handle = undefined;
+    await this.spare.close();
   }
 
   /** Writes everything pending in one write and one fsync, then whatever arrived meanwhile. */
@@ -127,7 +141,7 @@ export class Journal {
       const group = this.pending;
       this.pending = [];
       try {
-        await this.writeGroup(group.map((item) => item.frame), group[0]!.seq, group.at(-1)!.seq);
+        await this.writeGroup(group.flatMap((item) => item.frame), group[0]!.seq, group.at(-1)!.seq);
         for (const item of group) item.done();
       } catch (error) {
         for (const item of group) item.done(error instanceof Error ? error : new Error(String(error)));
@@ -142,10 +156,12 @@ export class Journal {
     const sizeBefore = this.activeSize;
     try {
       const bytes = frames.reduce((sum, frame) => sum + frame.length, 0);
-      await handle.writev(frames);
+      await handle.writev(frames, sizeBefore);
       await handle.datasync();
       this.activeSize += bytes;
       this.active!.lastSeq = lastSeq;
+      // Only a busy journal gets its next file ready: an idle one never writes a file of zeros.
+      if (this.activeSize >= this.segmentBytes / 4) this.spare.prepare();
     } catch (error) {
       // Never leave half a group behind a later, acknowledged one.
       await handle.truncate(sizeBefore).catch(() => undefined);
@@ -155,11 +171,16 @@ export class Journal {
 
   private async startSegment(firstSeq: number): Promise<void> {
     if (this.handle) {
+      // The unused zeros go; if this does not reach the disk, a zero tail reads as the end anyway.
+      await this.handle.truncate(this.activeSize).catch(() => undefined);
       await this.handle.close();
       this.sealed.push(this.active!);
     }
     const path = join(this.dir, `${String(firstSeq).padStart(16, '0')}${SEGMENT_SUFFIX}`);
-    this.handle = await open(path, 'a');
+    const spare = this.spare.take();
+    if (spare) await rename(spare, path);
+    // Written at positions, not appended: a prepared file is overwritten from its start.
+    this.handle = await open(path, spare ? 'r+' : 'w');
     this.activeSize = 0;
     this.active = { path, lastSeq: firstSeq - 1 };
     // The new file's name must be durable before anything in it is acknowledged.
@@ -172,7 +193,7 @@ export class Journal {
   }
 }
 
-function readSegment(bytes: Buffer): { records: JournalRecord[]; validBytes: number; totalBytes: number } {
+function readSegment(bytes: Buffer): { records: JournalRecord[]; validBytes: number; totalBytes: number; zeroTail: boolean } {
   const records: JournalRecord[] = [];
   let offset = 0;
   while (offset + HEADER_BYTES <= bytes.length) {
@@ -182,8 +203,39 @@ function readSegment(bytes: Buffer): { records: JournalRecord[]; validBytes: num
     const payload = bytes.subarray(offset + HEADER_BYTES, end);
     // Zeros a crash left behind pass the checksum (CRC-32 of nothing is 0) but are no record.
     if (length === 0 || crc32(payload) !== bytes.readUInt32LE(offset + 4)) break;
-    records.push(JSON.parse(payload.toString('utf8')) as JournalRecord);
+    records.push(parseRecord(payload));
     offset = end;
   }
-  return { records, validBytes: offset, totalBytes: bytes.length };
+  return { records, validBytes: offset, totalBytes: bytes.length, zeroTail: isZero(bytes.subarray(offset)) };
+}
+
+function rowsFrame(seq: number, sourceId: string, rows: LogRow[]): Buffer[] {
+  const payload = Buffer.from(JSON.stringify({ seq, sourceId, rows }));
+  const header = Buffer.allocUnsafe(HEADER_BYTES);
+  header.writeUInt32LE(payload.length, 0);
+  header.writeUInt32LE(crc32(payload), 4);
+  return [header, payload];
+}
+
+/** The staged lines go to disk as they are: the frame is a header in front of them. */
+function stagedFrame(seq: number, sourceId: string, staged: StagedRows): Buffer[] {
+  const text = Buffer.from(`${JSON.stringify({ seq, sourceId, count: staged.count, maxLineBytes: staged.maxLineBytes })}\n`);
+  const header = Buffer.allocUnsafe(HEADER_BYTES + text.length);
+  header.writeUInt32LE(text.length + staged.lines.length, 0);
+  header.writeUInt32LE(crc32(staged.lines, crc32(text)), 4);
+  text.copy(header, HEADER_BYTES);
+  return [header, staged.lines];
+}
+
+function parseRecord(payload: Buffer): JournalRecord {
+  const newline = payload.indexOf(0x0a);
+  if (newline === -1) return JSON.parse(payload.toString('utf8')) as JournalRecord;
+  const header = JSON.parse(payload.toString('utf8', 0, newline)) as { seq: number; sourceId: string; count: number; maxLineBytes: number };
+  const staged: StagedRows = { lines: payload.subarray(newline + 1), count: header.count, maxLineBytes: header.maxLineBytes };
+  return { seq: header.seq, sourceId: header.sourceId, rows: [], staged };
+}
+
+function isZero(bytes: Buffer): boolean {
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] !== 0) return false;
+  return true;
 }

@@ -263,12 +263,16 @@ class SizeBudget {
 
 const byteLength = (text: string): number => Buffer.byteLength(text, 'utf8');
 
-/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+/** ES2024's String.prototype.isWellFormed / toWellFormed: in Node 20, missing from lib es2022. */
+type Es2024String = string & { isWellFormed(): boolean; toWellFormed(): string };
 
-/** `text` with every lone surrogate replaced by U+FFFD, so it has a UTF-8 encoding. */
+/**
+ * `text` with every lone surrogate replaced by U+FFFD, so it has a UTF-8 encoding. The native
+ * check runs on every string of every event; a regular expression here cost 2-3% of ingestion.
+ */
 export function wellFormed(text: string): string {
-  return text.replace(LONE_SURROGATE, '\ufffd');
+  const es2024 = text as Es2024String;
+  return es2024.isWellFormed() ? text : es2024.toWellFormed();
 }
 
 /** The cleaned entries of `object` for `keys`, under their safe names, as a plain object. */
@@ -281,15 +285,24 @@ function cleanEntries(
   reserved: readonly string[] = [],
 ): { [key: string]: JsonValue } {
   const names = safeKeys(keys, reserved);
-  const entries: Array<[string, JsonValue]> = [];
+  // Built by assignment rather than Object.fromEntries: no [key, value] pair per field, and
+  // events of one shape share V8's hidden classes.
+  const cleaned: { [key: string]: JsonValue } = {};
   for (let i = 0; i < keys.length; i++) {
     const value = cleanValue(object[keys[i]!], depth, limits, budget);
     if (value === undefined) continue;
-    budget.charge(names[i]!.length + 4); // quotes, colon, comma
-    entries.push([names[i]!, value]);
+    const name = names[i]!;
+    budget.charge(name.length + 4); // quotes, colon, comma
+    // Assigning "__proto__" would set the prototype; defined, it stays an ordinary key.
+    if (name === '__proto__') Object.defineProperty(cleaned, name, { value, enumerable: true, writable: true, configurable: true });
+    else cleaned[name] = value;
   }
-  // fromEntries defines properties, so a "__proto__" key stays an ordinary key.
-  return Object.fromEntries(entries);
+  return cleaned;
+}
+
+function isEmpty(object: object): boolean {
+  for (const _ in object) return false;
+  return true;
 }
 
 function cleanValue(value: unknown, depth: number, limits: Readonly<NormalizeLimits>, budget: SizeBudget): JsonValue | undefined {
@@ -328,5 +341,5 @@ function cleanContainer(value: object, depth: number, limits: Readonly<Normalize
     return items.length > 0 ? items : undefined;
   }
   const cleaned = cleanEntries(value as Record<string, unknown>, keys!, depth + 1, limits, budget);
-  return Object.keys(cleaned).length > 0 ? cleaned : undefined;
+  return isEmpty(cleaned) ? undefined : cleaned;
 }

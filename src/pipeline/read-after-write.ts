@@ -1,4 +1,4 @@
-import type { LogRow, NestedReads, QueryOptions, RecordFields, ResultRow, Warehouse } from '../warehouse/types.ts';
+import type { AppendBatch, LogRow, NestedReads, QueryOptions, RecordFields, ResultRow, StagedRows, Warehouse } from '../warehouse/types.ts';
 
 /**
  * The warehouse as readers see it: a query first waits until every event acknowledged before it
@@ -10,6 +10,7 @@ export class ReadAfterWrite implements Warehouse {
   readonly setRetention?: (sourceId: string, days: number | null) => Promise<void>;
   readonly promote?: (sourceId: string, reads: NestedReads) => Promise<void>;
   readonly translationEpoch?: () => number;
+  readonly stage?: (sourceId: string, rows: readonly LogRow[]) => StagedRows | undefined;
 
   constructor(
     private readonly warehouse: Warehouse,
@@ -20,6 +21,7 @@ export class ReadAfterWrite implements Warehouse {
     if (warehouse.setRetention) this.setRetention = warehouse.setRetention.bind(warehouse);
     if (warehouse.promote) this.promote = warehouse.promote.bind(warehouse);
     if (warehouse.translationEpoch) this.translationEpoch = warehouse.translationEpoch.bind(warehouse);
+    if (warehouse.stage) this.stage = warehouse.stage.bind(warehouse);
   }
 
   async query(sql: string, params: Record<string, string | null>, options: QueryOptions): Promise<ResultRow[]> {
@@ -43,7 +45,7 @@ export class ReadAfterWrite implements Warehouse {
     return this.warehouse.relation(sourceId);
   }
 
-  append(batches: ReadonlyArray<{ sourceId: string; schema: RecordFields; rows: LogRow[] }>, position?: number): Promise<void> {
+  append(batches: ReadonlyArray<AppendBatch>, position?: number): Promise<void> {
     return this.warehouse.append(batches, position);
   }
 

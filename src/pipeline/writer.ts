@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../errors.ts';
 import { planRows } from '../warehouse/schema.ts';
-import type { LogRow, Warehouse } from '../warehouse/types.ts';
-import type { Journal, JournalRecord } from './journal.ts';
+import { rowsOfStaged } from '../warehouse/staged-rows.ts';
+import type { AppendBatch, LogRow, StagedRows, Warehouse } from '../warehouse/types.ts';
+import { recordEvents, type Journal, type JournalRecord } from './journal.ts';
 
 export interface WriterOptions {
   /** Events acknowledged or waiting but not yet in the warehouse beyond which new requests are refused with 429. */
@@ -39,6 +40,9 @@ interface Pending extends JournalRecord {
 
 const acknowledged = () => undefined;
 
+/** Told of each source's committed events; `rows()` builds them only for listeners that look. */
+export type CommittedListener = (sourceId: string, count: number, rows: () => LogRow[]) => void;
+
 /**
  * Group commit: requests that arrive while a commit is being written share the next one, so a
  * thousand concurrent senders cost one fsync. With a journal, a request is answered once its
@@ -47,7 +51,7 @@ const acknowledged = () => undefined;
  */
 export class EventWriter {
   private queue: Pending[] = [];
-  private readonly committedListeners = new Set<(sourceId: string, rows: LogRow[]) => void>();
+  private readonly committedListeners = new Set<CommittedListener>();
   private readonly visibilityWaiters: Array<{ seq: number; resolve: () => void }> = [];
   private queuedEvents = 0;
   private acknowledgedSeq = 0;
@@ -57,6 +61,11 @@ export class EventWriter {
   private readonly maxEventsPerCommit: number;
   private readonly maxFieldsPerSource: number;
   private readonly journal: Journal | undefined;
+  /**
+   * A backlog this large (half the queue, at most a full fold) is folded at once: waiting for
+   * company would only let the queue fill. Off (Infinity) for a queue of one event.
+   */
+  private readonly foldAtOnce: number;
 
   constructor(
     private readonly warehouse: Warehouse,
@@ -65,10 +74,11 @@ export class EventWriter {
     this.maxEventsPerCommit = options.maxEventsPerCommit ?? 50_000;
     this.maxFieldsPerSource = options.maxFieldsPerSource ?? DEFAULT_MAX_FIELDS_PER_SOURCE;
     this.journal = options.journal;
+    this.foldAtOnce = Math.min(this.maxEventsPerCommit, Math.floor(options.maxQueuedEvents / 2)) || Infinity;
   }
 
   /** Be told of every committed batch (live tail); returns the function that stops it. */
-  onCommitted(listener: (sourceId: string, rows: LogRow[]) => void): () => void {
+  onCommitted(listener: CommittedListener): () => void {
     this.committedListeners.add(listener);
     return () => this.committedListeners.delete(listener);
   }
@@ -92,22 +102,37 @@ export class EventWriter {
         this.enqueue({ seq: 0, sourceId, rows, settle: (error) => (error === undefined ? resolve() : reject(asAppError(error))) });
       });
     }
+    const staged = this.stage(sourceId, rows);
     let seq: number;
     try {
-      seq = await this.journal.append(sourceId, rows);
+      seq = await this.journal.append(sourceId, staged ?? rows);
     } catch (error) {
       this.queuedEvents -= rows.length;
       this.options.onCommitError?.(error, [sourceId]);
       throw writeFailed();
     }
     this.acknowledgedSeq = Math.max(this.acknowledgedSeq, seq);
-    this.enqueue({ seq, sourceId, rows, settle: acknowledged });
+    this.enqueue(staged ? { seq, sourceId, rows: [], staged, settle: acknowledged } : { seq, sourceId, rows, settle: acknowledged });
+  }
+
+  /**
+   * Events that fit their source's schema are serialised once, here, in the form the warehouse
+   * loads: the journal keeps those bytes and the fold hands them over as they are. The others
+   * keep their objects and are planned (widening, overflow) at the fold.
+   */
+  private stage(sourceId: string, rows: LogRow[]): StagedRows | undefined {
+    if (!this.warehouse.stage) return undefined;
+    try {
+      return this.warehouse.stage(sourceId, rows);
+    } catch {
+      return undefined; // no storage for the source (yet): the fold decides what happens to them
+    }
   }
 
   /** Journal records found unfolded at start-up; fold them with `flush()` before taking traffic. */
   recover(records: JournalRecord[]): void {
     for (const record of records) {
-      this.queuedEvents += record.rows.length;
+      this.queuedEvents += recordEvents(record);
       this.acknowledgedSeq = Math.max(this.acknowledgedSeq, record.seq);
       this.enqueue({ ...record, settle: acknowledged });
     }
@@ -148,7 +173,14 @@ export class EventWriter {
   }
 
   private schedule(): void {
-    if (this.writing || this.timer) return;
+    if (this.writing) return;
+    if (this.queuedEvents >= this.foldAtOnce) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      void this.startCommit();
+      return;
+    }
+    if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       void this.startCommit();
@@ -161,6 +193,7 @@ export class EventWriter {
       this.writing = undefined;
       if (this.queue.length === 0) return;
       // A reader is waiting for events that arrived during this commit: no reason to wait for company.
+      // (Nor when a full fold's worth arrived meanwhile: schedule() starts that one at once.)
       if (this.visibilityWaiters.length > 0) void this.startCommit();
       else this.schedule();
     });
@@ -170,8 +203,8 @@ export class EventWriter {
   private take(): Pending[] {
     let count = 0;
     let index = 0;
-    while (index < this.queue.length && (index === 0 || count + this.queue[index]!.rows.length <= this.maxEventsPerCommit)) {
-      count += this.queue[index]!.rows.length;
+    while (index < this.queue.length && (index === 0 || count + recordEvents(this.queue[index]!) <= this.maxEventsPerCommit)) {
+      count += recordEvents(this.queue[index]!);
       index++;
     }
     return this.queue.splice(0, index);
@@ -189,7 +222,7 @@ export class EventWriter {
       if (!this.journal && taken.length === 1) return this.fail(taken[0]!, error);
       for (const pending of taken) await (this.journal ? this.foldAlone(pending) : this.commitAlone(pending));
     } finally {
-      for (const pending of taken) this.queuedEvents -= pending.rows.length;
+      for (const pending of taken) this.queuedEvents -= recordEvents(pending);
     }
   }
 
@@ -236,9 +269,9 @@ export class EventWriter {
     }
   }
 
-  private committed(items: Pending[], batches: Array<{ sourceId: string; rows: LogRow[] }>): void {
+  private committed(items: Pending[], batches: AppendBatch[]): void {
     for (const pending of items) pending.settle();
-    for (const batch of batches) for (const listener of this.committedListeners) listener(batch.sourceId, batch.rows);
+    for (const batch of batches) this.announce(batch);
     if (this.journal) this.advance(items.at(-1)!.seq);
   }
 
@@ -257,9 +290,20 @@ export class EventWriter {
     pending.settle(error);
   }
 
-  private batch(sourceId: string, items: Pending[]) {
+  private announce(batch: AppendBatch): void {
+    if (this.committedListeners.size === 0) return;
+    const staged = batch.staged ?? [];
+    const count = batch.rows.length + staged.reduce((sum, part) => sum + part.count, 0);
+    let rows: LogRow[] | undefined;
+    const read = () => (rows ??= staged.length === 0 ? batch.rows : [...batch.rows, ...staged.flatMap(rowsOfStaged)]);
+    for (const listener of this.committedListeners) listener(batch.sourceId, count, read);
+  }
+
+  /** Staged lines fit the schema they were staged for, which only grows: only the other rows are planned. */
+  private batch(sourceId: string, items: Pending[]): AppendBatch {
     const planned = planRows(this.warehouse.schema(sourceId), items.flatMap((pending) => pending.rows), { maxFields: this.maxFieldsPerSource });
-    return { sourceId, rows: planned.rows, schema: planned.schema };
+    const staged = items.flatMap((pending) => (pending.staged ? [pending.staged] : []));
+    return { sourceId, rows: planned.rows, schema: planned.schema, ...(staged.length > 0 ? { staged } : {}) };
   }
 }
 

@@ -129,12 +129,34 @@ function fitsScalar(value: string | number | boolean, type: FieldType): boolean 
   return kind === type.kind || type.kind === 'string' || (kind === 'int' && type.kind === 'float');
 }
 
-function fitsFields(object: { [key: string]: JsonValue }, fields: RecordFields): boolean {
+/** Whether every field of a row fits `fields` as it is, so storing it changes no column. */
+export function fitsFields(object: { [key: string]: JsonValue }, fields: RecordFields): boolean {
   for (const key in object) {
     const value = object[key]!;
     const type = fields.get(key) ?? fields.get(fieldName(fields, key));
     if (type ? !fits(value, type) : inferType(value) !== undefined) return false;
   }
+  return true;
+}
+
+/**
+ * Whether `next` only adds to `base`: every field of `base` is still there with the same kind (a
+ * record may have gained fields). A value shaped for `base` by `conform` is then shaped for `next`
+ * too; a scalar widened in between (int to string, say) would need shaping again.
+ */
+export function extendsFields(base: RecordFields, next: RecordFields): boolean {
+  if (base === next) return true;
+  for (const [name, type] of base) {
+    const other = next.get(name);
+    if (!other || !extendsType(type, other)) return false;
+  }
+  return true;
+}
+
+function extendsType(base: FieldType, next: FieldType): boolean {
+  if (base.kind !== next.kind) return false;
+  if (base.kind === 'list' && next.kind === 'list') return base.element.kind === next.element.kind;
+  if (base.kind === 'record' && next.kind === 'record') return extendsFields(base.fields, next.fields);
   return true;
 }
 

@@ -53,6 +53,30 @@ export interface NestedReads {
   leaves: string[];
 }
 
+/**
+ * Rows already serialised for loading (see staged-rows.ts): NDJSON, one line per row, fields
+ * shaped to the columns of `fields`.
+ */
+export interface StagedRows {
+  /** The lines, separated by `\n`, no trailing newline. */
+  lines: Buffer;
+  count: number;
+  /** Upper bound of the longest line in bytes. */
+  maxLineBytes: number;
+  /** The schema the lines were shaped for; unknown (absent) for lines read back from a journal. */
+  fields?: RecordFields;
+}
+
+/** What one commit stores into one source. */
+export interface AppendBatch {
+  sourceId: string;
+  /** The schema to widen to first; holds `rows` and (after shaping again if need be) `staged`. */
+  schema: RecordFields;
+  rows: LogRow[];
+  /** Rows staged when they were acknowledged; only for warehouses with `stage`. */
+  staged?: StagedRows[];
+}
+
 /** A row as the warehouse returns it, already in the wire shape of query results. */
 export type ResultRow = Record<string, unknown>;
 
@@ -76,7 +100,13 @@ export interface Warehouse {
    * Store rows durably in one commit: widen the schema to `schema` first (a superset of the
    * current one, as produced by the pipeline), then append. Resolves once the commit is on disk.
    */
-  append(batches: ReadonlyArray<{ sourceId: string; schema: RecordFields; rows: LogRow[] }>, position?: number): Promise<void>;
+  append(batches: ReadonlyArray<AppendBatch>, position?: number): Promise<void>;
+  /**
+   * Engines that load staged lines serialise rows that fit the source's current schema here, at
+   * acknowledgement (undefined when one does not fit), and take them back in `append`'s `staged`.
+   * Staged rows may be reshaped in place: the caller gives them away.
+   */
+  stage?(sourceId: string, rows: readonly LogRow[]): StagedRows | undefined;
   /**
    * Engines that can keep it store `position` (how far an upstream journal has been folded in)
    * in the same transaction as the rows; this returns the last one stored, 0 if none. Present

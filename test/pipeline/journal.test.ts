@@ -3,7 +3,9 @@ import { appendFile, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { Journal } from '../../src/pipeline/journal.ts';
+import { Journal, recordEvents, type JournalRecord } from '../../src/pipeline/journal.ts';
+import { planRows } from '../../src/warehouse/schema.ts';
+import { rowsOfStaged, stageFittingRows } from '../../src/warehouse/staged-rows.ts';
 import type { LogRow } from '../../src/warehouse/types.ts';
 
 const dirs: string[] = [];
@@ -108,4 +110,95 @@ test('a record set aside is kept whole, with the reason, beside the journal', as
   const path = await journal.quarantine({ seq, sourceId: 's', rows: [row('refused')] }, 'Conversion Error: bad');
   assert.deepEqual(JSON.parse(await readFile(path, 'utf8')), { reason: 'Conversion Error: bad', seq, sourceId: 's', rows: [row('refused')] });
   await journal.close();
+});
+
+const schema = planRows(new Map(), [row('x')], { maxFields: 1000 }).schema;
+const staged = (...ids: string[]) => stageFittingRows(ids.map(row), schema)!;
+const stagedIds = (record: JournalRecord) => rowsOfStaged(record.staged!).map((one) => one.id);
+
+test('staged records keep their lines byte for byte across a reopen, beside records of rows', async () => {
+  const dir = await freshDir();
+  const { journal } = await Journal.open(dir, 0);
+  const first = staged('s1', 's2');
+  await journal.append('src', first);
+  await journal.append('src', [row('plain')]);
+  await journal.append('src', staged('s3'));
+  await journal.close();
+  const { unfolded, journal: reopened } = await Journal.open(dir, 0);
+  assert.deepEqual(unfolded.map((record) => [record.seq, record.sourceId, recordEvents(record)]), [[1, 'src', 2], [2, 'src', 1], [3, 'src', 1]]);
+  assert.deepEqual(unfolded[0]!.staged!.lines, first.lines);
+  assert.equal(unfolded[0]!.staged!.maxLineBytes, first.maxLineBytes);
+  assert.equal(unfolded[0]!.staged!.fields, undefined, 'the schema they were shaped for is not known after a restart');
+  assert.deepEqual(unfolded[0]!.rows, []);
+  assert.deepEqual(stagedIds(unfolded[0]!), ['s1', 's2']);
+  assert.deepEqual(unfolded[1]!.rows.map((one) => one.id), ['plain']);
+  assert.deepEqual(stagedIds(unfolded[2]!), ['s3']);
+  await reopened.close();
+});
+
+test('a torn staged record at the tail is cut off; a damaged one fails its checksum', async () => {
+  const dir = await freshDir();
+  const { journal } = await Journal.open(dir, 0);
+  await journal.append('s', staged('kept'));
+  await journal.append('s', staged('torn-1', 'torn-2'));
+  await journal.close();
+  const [file] = await segments(dir);
+  const bytes = await readFile(join(dir, file!));
+  await writeFile(join(dir, file!), bytes.subarray(0, bytes.length - 5));
+  assert.deepEqual((await Journal.open(dir, 0)).unfolded.map(stagedIds), [['kept']]);
+
+  const flipped = await readFile(join(dir, file!));
+  flipped[flipped.length - 3]! ^= 0x01;
+  await writeFile(join(dir, file!), flipped);
+  assert.deepEqual((await Journal.open(dir, 0)).unfolded.map(stagedIds), []);
+});
+
+test('a staged record set aside is written as rows', async () => {
+  const dir = await freshDir();
+  const { journal } = await Journal.open(dir, 0);
+  const record = { seq: await journal.append('s', staged('refused')), sourceId: 's', rows: [], staged: staged('refused') };
+  const kept = JSON.parse(await readFile(await journal.quarantine(record, 'bad'), 'utf8')) as { rows: LogRow[] };
+  assert.deepEqual(kept.rows.map((one) => one.id), ['refused']);
+  assert.deepEqual(kept.rows[0]!.fields, { metadata: [{ n: 1 }] }, 'in the shape it was staged in');
+  await journal.close();
+});
+
+test('a busy journal moves on into a file of zeros prepared ahead; its records and the zero tail read back right', async () => {
+  const dir = await freshDir();
+  const { journal } = await Journal.open(dir, 0, { segmentBytes: 4096 });
+  const ids: string[] = [];
+  for (let i = 0; ids.length < 60; i++) {
+    ids.push(`r${i}`);
+    await journal.append('s', [row(`r${i}`)]);
+    await new Promise((resolve) => setTimeout(resolve, 2)); // time for the spare's zeros
+  }
+  const files = await segments(dir);
+  assert.ok(files.length >= 3, `${files.length} files`);
+  const sizes = await Promise.all(files.map(async (name) => (await stat(join(dir, name))).size));
+  const newest = await readFile(join(dir, files.at(-1)!));
+  assert.equal(newest.length, 4096, 'the file in use was prepared at full size');
+  assert.equal(newest.at(-1), 0);
+  assert.ok(sizes.slice(0, -1).every((size) => size >= 4096 && size < 4096 + 400), `sealed files are cut to what they hold: ${sizes}`);
+  await journal.close();
+  assert.ok(!(await readdir(dir)).includes('next.spare'), 'no spare is left behind');
+
+  const damages: unknown[] = [];
+  const reopened = await Journal.open(dir, 0, { onDamage: (damage) => damages.push(damage) });
+  assert.deepEqual(reopened.unfolded.map((record) => record.rows[0]!.id), ids);
+  assert.deepEqual(damages, []);
+  await reopened.journal.close();
+});
+
+test('an older file that still ends in its prepared zeros (its cut never reached the disk) is not damage', async () => {
+  const dir = await freshDir();
+  const { journal } = await Journal.open(dir, 0, { segmentBytes: 1 });
+  for (const id of ['one', 'two', 'three']) await journal.append('s', [row(id)]);
+  await journal.close();
+  const files = await segments(dir);
+  await appendFile(join(dir, files[0]!), Buffer.alloc(5000));
+  const damages: unknown[] = [];
+  const reopened = await Journal.open(dir, 0, { onDamage: (damage) => damages.push(damage) });
+  assert.deepEqual(reopened.unfolded.map((record) => record.rows[0]!.id), ['one', 'two', 'three']);
+  assert.deepEqual(damages, []);
+  await reopened.journal.close();
 });

@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { AppError } from '../../src/errors.ts';
+import { rowsOfStaged } from '../../src/warehouse/staged-rows.ts';
+import type { AppendBatch } from '../../src/warehouse/types.ts';
 import { freePort, spawnServer, stopServer } from '../support/process.ts';
 import { startTestServer } from '../support/server.ts';
 import { rssOf, sleep, storedIds, tally } from './support.ts';
@@ -135,7 +137,9 @@ test('DuckDB: events refused by the warehouse after their acknowledgement are re
     let diskFull = false;
     warehouse.append = async (batches, position) => {
       if (diskFull) throw new AppError(503, 'storage_busy', 'IO Error: No space left on device');
-      if (batches.some((batch) => batch.rows.some((row) => row.event_message === 'poison'))) throw new Error('Conversion Error: poison');
+      // Events that fit the schema arrive as staged lines, the others as rows: look at both.
+      const rowsOf = (batch: AppendBatch) => [...batch.rows, ...(batch.staged ?? []).flatMap(rowsOfStaged)];
+      if (batches.some((batch) => rowsOf(batch).some((row) => row.event_message === 'poison'))) throw new Error('Conversion Error: poison');
       return append(batches, position);
     };
     // Acknowledged from the journal, so the warehouse's refusal reaches no sender.

@@ -30,7 +30,7 @@ type Params = { Params: { token: string } };
 export default async function explorerRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const explorer = new Explorer(services.warehouse, services.dialect, { queryTimeoutMs: EXPLORER_TIMEOUT_MS });
   const meter = new IngestMeter();
-  const stopMetering = services.writer.onCommitted((sourceId, rows) => meter.record(sourceId, rows.length));
+  const stopMetering = services.writer.onCommitted((sourceId, count) => meter.record(sourceId, count));
   app.addHook('onClose', async () => void stopMetering());
   // Queries are built from the schema, which grows as acknowledged events are folded in.
   app.addHook('preHandler', () => services.writer.visible());

@@ -63,9 +63,9 @@ export default async function tailRoutes(app: FastifyInstance, { services }: { s
     open.add(response);
 
     let dropped = 0;
-    const stopListening = services.writer.onCommitted((sourceId, rows) => {
+    const stopListening = services.writer.onCommitted((sourceId, _count, rows) => {
       if (sourceId !== source.token) return;
-      const selected = rows.filter(matches);
+      const selected = rows().filter(matches);
       if (selected.length === 0) return;
       if (response.writableLength > MAX_BUFFERED_BYTES) {
         dropped += selected.length;

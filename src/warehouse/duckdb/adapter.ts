@@ -1,10 +1,8 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { AppError } from '../../errors.ts';
-import { conform, fieldName, sameType } from '../schema.ts';
-import type { LogRow, NestedReads, QueryOptions, RecordFields, ResultRow, Warehouse } from '../types.ts';
+import { sameType } from '../schema.ts';
+import type { AppendBatch, LogRow, NestedReads, QueryOptions, RecordFields, ResultRow, StagedRows, Warehouse } from '../types.ts';
 import {
   alterSegmentSql,
   createSegmentSql,
@@ -21,6 +19,8 @@ import { loadReads, PROMOTIONS_TABLE, saveReadsSql } from './promotions-table.ts
 import { openRepairingWal, type WalRepair } from './recovery.ts';
 import type { Promotion } from './rewrite.ts';
 import { resultConverter } from './results.ts';
+import { stageBatch } from './staging.ts';
+import { stageFittingRows } from '../staged-rows.ts';
 import { duckdbType, fieldTypeFromDuckdb, quoteIdent } from './types.ts';
 
 export interface DuckDbOptions {
@@ -179,7 +179,11 @@ export class DuckDbWarehouse implements Warehouse {
     return layout && promotionOf(layout.view, layout.reads, layout.fields);
   }
 
-  append(batches: ReadonlyArray<{ sourceId: string; schema: RecordFields; rows: LogRow[] }>, position?: number): Promise<void> {
+  stage(sourceId: string, rows: readonly LogRow[]): StagedRows | undefined {
+    return stageFittingRows(rows, this.layout(sourceId).fields);
+  }
+
+  append(batches: ReadonlyArray<AppendBatch>, position?: number): Promise<void> {
     return this.exclusive(async () => {
       const staged: string[] = [];
       const planned: SourceLayout[] = [];
@@ -189,12 +193,13 @@ export class DuckDbWarehouse implements Warehouse {
           const { layout, statements } = this.planWidening(this.layout(batch.sourceId), batch.schema);
           for (const statement of statements) await this.writer.run(statement);
           planned.push(layout);
-          if (batch.rows.length === 0) continue;
-          const { file, maxLineBytes } = await this.stage(batch.rows, layout.fields);
+          const count = batch.rows.length + (batch.staged ?? []).reduce((sum, part) => sum + part.count, 0);
+          if (count === 0) continue;
+          const { file, maxLineBytes } = await stageBatch(this.options.stagingDir, batch.rows, batch.staged ?? [], layout.fields);
           staged.push(file);
           const newest = layout.segments.at(-1)!;
           await this.writer.run(insertFromFileSql(newest, file, layout.fields, maxLineBytes));
-          newest.rows += batch.rows.length;
+          newest.rows += count;
         }
         if (position !== undefined) await this.writer.run(`UPDATE ${POSITION_TABLE} SET folded = greatest(folded, ${Math.floor(position)})`);
         await this.writer.run('COMMIT');
@@ -306,26 +311,6 @@ export class DuckDbWarehouse implements Warehouse {
       statements = [createSegmentSql(next.name, target, hidden)];
     }
     return { layout, statements: [...statements, createViewSql(layout), ...promotedView()] };
-  }
-
-  /** Write `rows` as NDJSON for read_json; also says how long a line can be, in bytes, at most. */
-  private async stage(rows: LogRow[], fields: RecordFields): Promise<{ file: string; maxLineBytes: number }> {
-    let longest = 0;
-    const lines = rows.map((row) => {
-      const record: Record<string, unknown> = { id: row.id, timestamp: row.timestamp, event_message: row.event_message };
-      for (const [key, value] of Object.entries(row.fields)) {
-        const name = fieldName(fields, key);
-        const type = fields.get(name);
-        if (type) record[name] = conform(value, type);
-      }
-      const line = JSON.stringify(record);
-      longest = Math.max(longest, line.length);
-      return line;
-    });
-    const file = join(this.options.stagingDir, `${randomUUID()}.ndjson`);
-    await writeFile(file, lines.join('\n'));
-    // A UTF-16 code unit takes at most 3 bytes in UTF-8.
-    return { file, maxLineBytes: longest * 3 };
   }
 
   private async discover(): Promise<void> {
