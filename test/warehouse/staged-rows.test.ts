@@ -5,6 +5,7 @@ import { conform, extendsFields, fieldName, mergeFields, planRows } from '../../
 import { rowsOfStaged, stagedLine, stageFittingRows } from '../../src/warehouse/staged-rows.ts';
 import type { FieldType, JsonValue, LogRow, RecordFields } from '../../src/warehouse/types.ts';
 import { supabaseSamples } from '../ingest/samples.ts';
+import { random, randomValue } from '../support/random-json.ts';
 
 /** What staging wrote before staged lines existed: the row shaped by conform, then JSON.stringify. */
 function reference(row: LogRow, fields: RecordFields): string {
@@ -15,32 +16,6 @@ function reference(row: LogRow, fields: RecordFields): string {
     if (type) record[name] = conform(value, type);
   }
   return JSON.stringify(record);
-}
-
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
-function randomValue(next: () => number, depth = 0): JsonValue {
-  const pick = Math.floor(next() * (depth > 2 ? 5 : 8));
-  const keys = ['a', 'b', 'A', 'c'];
-  switch (pick) {
-    case 0: return next() < 0.5;
-    case 1: return Math.floor(next() * 100);
-    case 2: return next() * 10;
-    case 3: return ['x', 'y', '', 'é"\n'][Math.floor(next() * 4)]!;
-    case 4: return Math.floor(next() * 3) === 0 ? 2 ** 60 : 'long';
-    case 5: return Array.from({ length: Math.floor(next() * 3) }, () => randomValue(next, depth + 1));
-    default: {
-      const object: { [key: string]: JsonValue } = {};
-      for (let i = Math.floor(next() * 3); i > 0; i--) object[keys[Math.floor(next() * keys.length)]!] = randomValue(next, depth + 1);
-      return object;
-    }
-  }
 }
 
 const row = (fields: { [key: string]: JsonValue }, id = 'r'): LogRow => ({ id, timestamp: 1_700_000_000_000_000, event_message: 'm "q"', fields });
