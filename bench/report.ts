@@ -142,13 +142,16 @@ Code: commit ${m.git_commit ?? '?'}${m.git_uncommitted_files ? ` plus ${m.git_un
   tables, one statement per 250k events, including the final CHECKPOINT. This is also how the stored events for
   the endpoint runs are loaded (server stopped): ${fmt(r.config.base_events_per_source)} distinct events per
   source, repeated as time-shifted copies (ids made unique) to reach each level, spread over 14 days in time order.
+  The endpoints are saved before the load, so it also fills the typed copies of the nested fields they read, as
+  the server's commits do (README, "Query them").
 * **Endpoints:** at each level the two queried sources (\`cloudflare.logs.prod\`, \`deno-relay-logs\`) each hold that
   many events. Requests are sequential over keep-alive; uncached = an endpoint with cache off
   (${r.config.uncached_runs} runs after 2 warm-ups, fewer at 10M), cached = the same query with the cache on
   (${r.config.cached_runs} runs after one fill). Parameters: the busiest project; logs.all with tier ENTERPRISE,
   invocation-stats with interval 7day, api-counts with interval daily; the user endpoint ranks paths over 7 days.
   **Direct DuckDB** runs the translated SQL of the same endpoint on the same file with @duckdb/node-api
-  (read-only, same memory limit), so the overhead column is translation + HTTP + result conversion.
+  (read-only, same memory limit; the SQL the server runs, promoted-column rewrite included), so the overhead
+  column is translation + HTTP + result conversion.
 * Storage is the DuckDB file size after CHECKPOINT over the events stored; raw is the compact NDJSON the senders sent.
 
 ## Results
