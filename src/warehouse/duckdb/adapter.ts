@@ -48,6 +48,14 @@ const CHECKPOINT_THRESHOLD = '128MB';
 const IDLE_CHECKPOINT_MS = 2_000;
 
 /** The embedded warehouse: one DuckDB file, one view per source over its segment tables. */
+/** DuckDB settings that shape query plans: anything running the server's SQL elsewhere (the bench) uses them too. */
+export const QUERY_SETTINGS = {
+  // Top-N reads its sort key first and fetches the other columns of the winners only: an
+  // endpoint's `ORDER BY timestamp DESC LIMIT n` then skips decoding nested columns (80 -> 15 ms
+  // at 1M). The default stops at 50 rows; endpoints return up to 1000.
+  late_materialization_max_rows: '1000',
+};
+
 export class DuckDbWarehouse implements Warehouse {
   readonly engine = 'duckdb';
   private readonly layouts = new Map<string, SourceLayout>();
@@ -76,10 +84,7 @@ export class DuckDbWarehouse implements Warehouse {
       storage_compatibility_version: 'v1.5.0',
       autoinstall_known_extensions: 'false',
       autoload_known_extensions: 'false',
-      // Top-N reads its sort key first and fetches the other columns of the winners only: an
-      // endpoint's `ORDER BY timestamp DESC LIMIT n` then skips decoding nested columns (80 -> 15 ms
-      // at 1M). The default stops at 50 rows; endpoints return up to 1000.
-      late_materialization_max_rows: '1000',
+      ...QUERY_SETTINGS,
       checkpoint_threshold: CHECKPOINT_THRESHOLD,
     };
     const instance = await openRepairingWal(settings.path, instanceOptions, hooks.onWalRepaired);
