@@ -71,7 +71,7 @@ const QUERIES: Record<string, string> = {
     select id, timestamp, event_message, metadata from edge order by timestamp desc limit 100`,
   // the limit bites: the newest rows include one with two metadata elements (two rows), the oldest empty and NULL lists (none)
   logsNewest: `with edge as (select t.id, t.timestamp, t.metadata from logs as t cross join unnest(t.metadata) as m)
-    select id, timestamp, metadata from edge order by timestamp desc limit 5`,
+    select id, timestamp, metadata from edge as e order by e.timestamp desc limit 5`,
   logsOldest: `with edge as (select t.id, t.timestamp, t.event_message from logs as t cross join unnest(t.metadata) as m cross join unnest(m.request) as r where t.project = 'p1')
     select id, event_message from edge order by 1 limit 4 offset 2`,
   functionLogs: `with fn as (select t.id, t.timestamp, t.event_message, t.metadata from logs as t cross join unnest(t.metadata) as m where m.project_ref = 'p1')

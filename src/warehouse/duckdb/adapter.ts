@@ -47,7 +47,6 @@ const RETENTION_INTERVAL_MS = 5 * 60_000;
 const CHECKPOINT_THRESHOLD = '128MB';
 const IDLE_CHECKPOINT_MS = 2_000;
 
-/** The embedded warehouse: one DuckDB file, one view per source over its segment tables. */
 /** DuckDB settings that shape query plans: anything running the server's SQL elsewhere (the bench) uses them too. */
 export const QUERY_SETTINGS = {
   // Top-N reads its sort key first and fetches the other columns of the winners only: an
@@ -56,6 +55,7 @@ export const QUERY_SETTINGS = {
   late_materialization_max_rows: '1000',
 };
 
+/** The embedded warehouse: one DuckDB file, one view per source over its segment tables. */
 export class DuckDbWarehouse implements Warehouse {
   readonly engine = 'duckdb';
   private readonly layouts = new Map<string, SourceLayout>();
