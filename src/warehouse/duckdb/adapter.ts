@@ -18,7 +18,7 @@ import { hiddenSelectItems, hiddenValues, isHiddenColumn, mergeReads, storedColu
 import { loadReads, PROMOTIONS_TABLE, saveReadsSql } from './promotions-table.ts';
 import { openRepairingWal, type WalRepair } from './recovery.ts';
 import type { Promotion } from './rewrite.ts';
-import { resultConverter } from './results.ts';
+import { ResultReader } from './results.ts';
 import { stageBatch } from './staging.ts';
 import { stageFittingRows } from '../staged-rows.ts';
 import { duckdbType, fieldTypeFromDuckdb, quoteIdent } from './types.ts';
@@ -62,6 +62,7 @@ export class DuckDbWarehouse implements Warehouse {
   /** Days to keep per source view; kept in the database as a comment on its first segment. */
   private readonly retention = new Map<string, number>();
   private retentionTimer: NodeJS.Timeout | undefined;
+  private readonly results = new ResultReader();
   private idleCheckpointTimer: NodeJS.Timeout | undefined;
   private writeChain: Promise<unknown> = Promise.resolve();
   private readonly idleReaders: DuckDBConnection[] = [];
@@ -242,8 +243,7 @@ export class DuckDbWarehouse implements Warehouse {
       try {
         if (timedOut) throw timeout();
         running = connection;
-        const reader = await connection.streamAndReadUntil(sql, options.maxRows, params);
-        return reader.convertRowObjects(resultConverter).slice(0, options.maxRows) as ResultRow[];
+        return await this.results.read((text, maxRows, values) => connection.streamAndReadUntil(text, maxRows, values), sql, params, options.maxRows);
       } catch (error) {
         if (timedOut) throw timeout();
         throw new AppError(400, 'query_failed', duckdbMessage(error));
