@@ -316,10 +316,27 @@ interface EndpointFigures {
   rows: number;
   uncached: ReturnType<typeof summarize>;
   cached: ReturnType<typeof summarize>;
+  /** The same cached requests as the server timed them (Fastify's responseTime in its log). */
+  cached_in_server: ReturnType<typeof summarize>;
   direct: ReturnType<typeof summarize>;
   direct_rows: number;
   /** (uncached p50 - direct p50) / direct p50 */
   overhead: number;
+}
+
+/** Response times (ms) the server logged for requests to `url`, oldest first. */
+async function serverTimes(logFile: string, url: URL): Promise<number[]> {
+  const path = url.pathname + url.search;
+  const urls = new Map<string, string>();
+  const times: number[] = [];
+  for (const line of (await readFile(logFile, 'utf8')).split('\n')) {
+    if (!line.startsWith('{')) continue;
+    const entry = JSON.parse(line) as { reqId?: string; req?: { url?: string }; responseTime?: number };
+    if (!entry.reqId) continue;
+    if (entry.req?.url) urls.set(entry.reqId, entry.req.url);
+    else if (entry.responseTime !== undefined && urls.get(entry.reqId) === path) times.push(entry.responseTime);
+  }
+  return times;
 }
 
 async function timeHttp(url: string, runs: number): Promise<{ samples: number[]; rows: number }> {
@@ -630,6 +647,7 @@ async function main(): Promise<void> {
         }
         await timeHttp(cachedUrl, 1);
         const cached = await timeHttp(cachedUrl, PLAN.cachedRuns);
+        const cachedInServer = (await serverTimes(join(workDir, 'server.log'), new URL(cachedUrl))).slice(-PLAN.cachedRuns);
         const uncached = summarize(httpSamples);
         const directSummary = summarize(directSamples);
         endpointFigures.push({
@@ -640,6 +658,7 @@ async function main(): Promise<void> {
           rows,
           uncached,
           cached: summarize(cached.samples),
+          cached_in_server: summarize(cachedInServer),
           direct: directSummary,
           direct_rows: directRows,
           overhead: (uncached.p50 - directSummary.p50) / directSummary.p50,
