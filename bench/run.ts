@@ -330,7 +330,7 @@ async function serverTimes(logFile: string, url: URL): Promise<number[]> {
   const urls = new Map<string, string>();
   const times: number[] = [];
   for (const line of (await readFile(logFile, 'utf8')).split('\n')) {
-    if (!line.startsWith('{')) continue;
+    if (!line.startsWith('{') || !line.endsWith('}')) continue; // the server may be writing the last line
     const entry = JSON.parse(line) as { reqId?: string; req?: { url?: string }; responseTime?: number };
     if (!entry.reqId) continue;
     if (entry.req?.url) urls.set(entry.reqId, entry.req.url);
