@@ -48,6 +48,7 @@ test('a full queue answers 429 with Retry-After, before the body is read, and re
     await sleep(20);
     const early = await server.request('POST', `/logs?source=${source}`, { body: '{not json', headers: { 'content-type': 'application/json' } });
     assert.equal(early.status, 429);
+    assert.equal(early.headers.get('connection'), 'close', 'kept alive, the server would have to read the refused body');
     await filling;
 
     // What a client does with Retry-After: wait, send again; everything then goes in.

@@ -31,9 +31,13 @@ export default async function ingestRoutes(app: FastifyInstance, { services }: {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: services.limits.maxBodyBytes }, (_request, body, done) => done(null, body));
   // Shed load before reading the body: refused only at the writer, an overloaded server would
-  // still spend its time parsing every body it is about to turn away.
-  app.addHook('onRequest', async () => {
-    if (services.writer.saturated) throw queueFull();
+  // still spend its time parsing every body it is about to turn away. The connection is closed
+  // with the 429: kept alive, it would have to read the body it refuses to reach the next request,
+  // and a sender that retries at once kept the server reading refused bodies instead of folding.
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!services.writer.saturated) return;
+    reply.header('connection', 'close');
+    throw queueFull();
   });
 
   const handler = (route: IngestRoute) => async (request: FastifyRequest) => {
