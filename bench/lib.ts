@@ -193,18 +193,11 @@ export async function runWrk(options: { url: string; requestsFile: string; apiKe
 
 const agent = new Agent({ keepAlive: true, maxSockets: 4 });
 
-/**
- * `discardBody`: read the reply to its end but keep none of it (body ''), so that timing many
- * large replies in a row does not time this process's garbage collections as well.
- */
-export function httpJson(
-  url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string; discardBody?: boolean } = {},
-): Promise<{ status: number; body: string }> {
+export function httpJson(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const request = httpRequest(url, { method: options.method ?? 'GET', headers: options.headers, agent }, (response) => {
       const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => options.discardBody || chunks.push(chunk));
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
       response.on('error', reject);
     });

@@ -16,7 +16,7 @@
  * --no-docs, --keep (keep the temp dir), --seconds=N (ingest run length), --log-level=L,
  * --no-clickhouse (skip the ClickHouse path run by bench/clickhouse.ts afterwards).
  */
-import { spawnSync } from 'node:child_process';
+import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { cpus, freemem, release, tmpdir, totalmem } from 'node:os';
@@ -339,20 +339,20 @@ async function serverTimes(logFile: string, url: URL): Promise<number[]> {
   return times;
 }
 
+let timer: ChildProcess | undefined;
+
+/** `runs` sequential GETs of `url`, timed by the client process (bench/http-timer.ts). */
 async function timeHttp(url: string, runs: number): Promise<{ samples: number[]; rows: number }> {
-  const samples: number[] = [];
-  let rows = 0;
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    // Every reply has the same rows: the last one is read to count them. Keeping each (160 kB for
-    // logs.all) would put this process's garbage collections into the next request's time.
-    const last = i === runs - 1;
-    const reply = await httpJson(url, { headers: auth, discardBody: !last });
-    samples.push(performance.now() - t0);
-    if (reply.status !== 200) throw new Error(`${url}: ${reply.status}${last ? ` ${reply.body.slice(0, 300)}` : ''}`);
-    if (last) rows = (JSON.parse(reply.body) as { result: unknown[] }).result.length;
-  }
-  return { samples, rows };
+  timer ??= fork(join(REPO, 'bench/http-timer.ts'), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  const child = timer;
+  const answer = await new Promise<{ samples: number[]; rows: number; error?: string }>((resolve, reject) => {
+    child.once('message', (message) => resolve(message as { samples: number[]; rows: number; error?: string }));
+    child.once('exit', (code) => reject(new Error(`the HTTP timer exited with ${code}`)));
+    child.send({ url, runs, headers: auth });
+  });
+  child.removeAllListeners('exit');
+  if (answer.error) throw new Error(answer.error);
+  return answer;
 }
 
 // ---- machine ----
@@ -704,6 +704,7 @@ async function main(): Promise<void> {
     log(`results: ${jsonPath} (${result.duration_s} s)`);
   } finally {
     closeHttpAgent();
+    timer?.disconnect();
     if (!flag('keep')) await rm(workDir, { recursive: true, force: true });
     else log(`kept ${workDir}`);
   }
