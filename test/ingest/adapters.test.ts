@@ -6,7 +6,7 @@ import { AppError } from '../../src/errors.ts';
 import { INGEST_ROUTES, adapterFor, decodeBody, isIngestRoute, verifyGithubSignature } from '../../src/ingest/index.ts';
 import type { RawEventResult, RawEvents } from '../../src/ingest/index.ts';
 import { normalizeEvent } from '../../src/pipeline/normalize.ts';
-import { sample } from './samples.ts';
+import { sample } from '../support/samples.ts';
 
 const NOW = Date.UTC(2024, 0, 15, 12, 0, 0) * 1000;
 

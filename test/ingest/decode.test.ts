@@ -4,7 +4,7 @@ import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:
 import { AppError } from '../../src/errors.ts';
 import { decodeBody, firstInvalidUtf8Offset, type DecodedBody } from '../../src/ingest/decode.ts';
 import { findJsonSyntaxError, toJsonText } from '../../src/ingest/json-text.ts';
-import { sample } from './samples.ts';
+import { sample } from '../support/samples.ts';
 
 const LIMIT = 1024 * 1024;
 const json = { contentType: 'application/json' };

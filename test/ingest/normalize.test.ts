@@ -9,7 +9,7 @@ import {
   type NormalizeResult,
 } from '../../src/pipeline/normalize.ts';
 import type { LogRow } from '../../src/warehouse/types.ts';
-import { sample, supabaseSamples } from './samples.ts';
+import { sample, supabaseSamples } from '../support/samples.ts';
 
 const NOW = Date.UTC(2024, 0, 15, 12, 0, 0) * 1000; // 2024-01-15T12:00:00Z in µs
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -10,7 +10,7 @@ import { DuckDbWarehouse } from '../../src/warehouse/duckdb/adapter.ts';
 import { nestedAndJsonExact, ResultReader, resultConverter } from '../../src/warehouse/duckdb/results.ts';
 import { schemaForRows } from '../../src/warehouse/schema.ts';
 import type { LogRow } from '../../src/warehouse/types.ts';
-import { supabaseSamples } from '../ingest/samples.ts';
+import { supabaseSamples } from '../support/samples.ts';
 
 /**
  * Nested result columns come back as DuckDB's JSON once a statement has run (results.ts): every

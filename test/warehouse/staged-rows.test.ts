@@ -4,7 +4,7 @@ import { normalizeEvent } from '../../src/pipeline/normalize.ts';
 import { conform, extendsFields, fieldName, mergeFields, planRows } from '../../src/warehouse/schema.ts';
 import { rowsOfStaged, stagedLine, stageFittingRows } from '../../src/warehouse/staged-rows.ts';
 import type { FieldType, JsonValue, LogRow, RecordFields } from '../../src/warehouse/types.ts';
-import { supabaseSamples } from '../ingest/samples.ts';
+import { supabaseSamples } from '../support/samples.ts';
 import { random, randomValue } from '../support/random-json.ts';
 
 /** What staging wrote before staged lines existed: the row shaped by conform, then JSON.stringify. */
