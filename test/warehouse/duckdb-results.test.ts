@@ -93,6 +93,18 @@ test('SQL that cannot be wrapped runs as written', async () => {
   assert.deepEqual(again.rows, [{ x: [1, 2] }]);
 });
 
+test('the notes are bounded: statements beyond the count or the length are read the usual way', async () => {
+  const reader = new ResultReader(1, 40);
+  const [a, b] = [`SELECT [1] AS x`, `SELECT [2] AS x`];
+  await read(reader, a);
+  assert.equal((await read(reader, a)).json, true);
+  await read(reader, b);
+  assert.equal((await read(reader, a)).json, false, 'forgotten when b was noted');
+  const long = `SELECT [3] AS x -- ${'padding '.repeat(5)}\n`;
+  await read(reader, long);
+  assert.equal((await read(reader, long)).json, false);
+});
+
 test('column names that SELECT * REPLACE cannot address are left alone', async () => {
   const reader = new ResultReader();
   const sql = `SELECT [1] AS a, [2] AS "A"`;

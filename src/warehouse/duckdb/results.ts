@@ -109,7 +109,11 @@ type ReadUntil = (sql: string, maxRows: number, params: Record<string, string | 
 export class ResultReader {
   private readonly nested = new Map<string, string[]>();
 
-  constructor(private readonly maxStatements = 1_000) {}
+  /** Bounds what the notes can hold: 256 statements of at most 64 kB of SQL each. */
+  constructor(
+    private readonly maxStatements = 256,
+    private readonly maxSqlLength = 65_536,
+  ) {}
 
   async read(run: ReadUntil, sql: string, params: Record<string, string | null>, maxRows: number): Promise<ResultRow[]> {
     const columns = this.nested.get(sql);
@@ -131,7 +135,7 @@ export class ResultReader {
     const names = reader.columnNames();
     const nested = names.filter((_, i) => nestedJsonExact(reader.columnType(i)));
     // `SELECT * REPLACE` needs every name once, and DuckDB compares names without case.
-    if (nested.length === 0 || new Set(names.map((name) => name.toLowerCase())).size !== names.length) return;
+    if (nested.length === 0 || sql.length > this.maxSqlLength || new Set(names.map((name) => name.toLowerCase())).size !== names.length) return;
     if (this.nested.size >= this.maxStatements) this.nested.clear();
     this.nested.set(sql, nested);
   }
