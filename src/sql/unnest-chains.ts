@@ -76,27 +76,39 @@ export function chainUses(select: ir.Select, chain: UnnestChain, isColumn: (name
       if (!links.has(expr)) visitRef(expr.path, chain, known, uses);
       return;
     }
-    if ((expr.kind === 'call' || expr.kind === 'quantile' || expr.kind === 'quantiles') && expr.over) {
-      expr.over.partitionBy.forEach(visit);
-      expr.over.orderBy.forEach((item) => visit(item.expr));
-    }
-    childrenOf(expr).forEach(visit);
+    subExpressions(expr).forEach(visit);
   };
-  for (const item of select.items) {
-    if (item.kind === 'expr') visit(item.expr);
-    else uses.blocked = true; // a star would carry the aliases' columns along
-  }
-  for (const expr of [select.where, select.having, select.qualify, ...select.groupBy]) if (expr) visit(expr);
-  for (const step of select.from?.steps ?? []) {
-    if (step.kind === 'unnest') visit(step.array);
-    else if (step.on) visit(step.on);
-    if (step.kind === 'unnest' && step.condition) visit(step.condition);
-  }
+  // A star would carry the aliases' columns along.
+  if (select.items.some((item) => item.kind === 'star')) uses.blocked = true;
+  selectExpressions(select).forEach(visit);
   // The query's ORDER BY may also name the SELECT's output columns.
   const outputs = new Set(select.items.flatMap((item) => (item.kind === 'expr' ? [item.alias.toLowerCase()] : [])));
   known = (name) => isColumn(name) || outputs.has(name);
   extra.forEach(visit);
   return uses;
+}
+
+/**
+ * Every expression of `select` outside subqueries: items, filters, groups and the FROM steps
+ * from `firstStep` on (UNNEST arrays, join conditions).
+ */
+export function selectExpressions(select: ir.Select, firstStep = 0): ir.Expr[] {
+  const exprs = select.items.flatMap((item) => (item.kind === 'expr' ? [item.expr] : []));
+  for (const expr of [select.where, select.having, select.qualify, ...select.groupBy]) if (expr) exprs.push(expr);
+  for (const step of select.from?.steps.slice(firstStep) ?? []) {
+    if (step.kind === 'unnest') exprs.push(step.array, ...(step.condition ? [step.condition] : []));
+    else if (step.on) exprs.push(step.on);
+  }
+  return exprs;
+}
+
+/** Direct sub-expressions, window specifications included. */
+export function subExpressions(expr: ir.Expr): ir.Expr[] {
+  const children = childrenOf(expr);
+  if ((expr.kind === 'call' || expr.kind === 'quantile' || expr.kind === 'quantiles') && expr.over) {
+    return [...expr.over.partitionBy, ...expr.over.orderBy.map((item) => item.expr), ...children];
+  }
+  return children;
 }
 
 function visitRef(path: string[], chain: UnnestChain, isColumn: (name: string) => boolean, uses: ChainUses): void {

@@ -1,6 +1,6 @@
 import type { SqlDialect } from '../../sql/dialect.ts';
 import type * as ir from '../../sql/ir.ts';
-import { chainUses, leadingChain, mapSelects, type UnnestChain } from '../../sql/unnest-chains.ts';
+import { chainUses, leadingChain, mapSelects, selectExpressions, subExpressions, type UnnestChain } from '../../sql/unnest-chains.ts';
 import { flagColumn, leafColumn } from './promotion.ts';
 import { duckdbDialect, markSourceTimestamps } from './sql-generator.ts';
 
@@ -9,15 +9,15 @@ import { duckdbDialect, markSourceTimestamps } from './sql-generator.ts';
  * lowered tree before printing. A SELECT whose chain aliases are read only through promoted
  * leaves (or not at all) reads, instead of `source t CROSS JOIN UNNEST(t.metadata) m …`,
  *
- *   (SELECT t.* EXCLUDE (hidden), {'f': t."sawmill:leaf:metadata.f"} AS m, …
+ *   (SELECT t.* EXCLUDE (hidden), t."sawmill:leaf:metadata.f" AS "m.f", …
  *      FROM promoted_view t WHERE <chain flags>
  *    UNION ALL
- *    SELECT t.* EXCLUDE (hidden), {'f': m.f} AS m, …
+ *    SELECT t.* EXCLUDE (hidden), m.f AS "m.f", …
  *      FROM promoted_view t CROSS JOIN UNNEST(t.metadata) m … WHERE <some chain flag is false>) AS t
  *
  * The first branch holds the events whose every list along the chain has one element: the chain
  * gives exactly one row for each, equal to the promoted values, and DuckDB never decodes the
- * nested column. The rest of the SELECT is unchanged: `m.f` now reads the struct built above.
+ * nested column. The rest of the SELECT reads `t."m.f"` where it read `m.f`.
  */
 
 export interface Promotion {
@@ -143,6 +143,7 @@ function rewriteSelect(select: ir.Select, orderBy: ir.OrderItem[], promotion: Pr
   // Refs to the source's timestamp keep the printer's fast forms: it is still the TIMESTAMPTZ column.
   markSourceTimestamps(select, orderBy.map((item) => item.expr));
   const union = branches(chain, uses.fields, base, promotion);
+  readFlatColumns(select, orderBy, chain);
   return { ...select, from: { base: { kind: 'subquery', query: union, alias: base.alias }, steps: from.steps.slice(chain.steps.length) } };
 }
 
@@ -184,10 +185,9 @@ function branches(
   const read = chain.steps.filter((step) => fields.get(step.alias.toLowerCase())!.size > 0);
   const items = (value: (step: ir.FromStep & { kind: 'unnest' }, field: string) => ir.Expr): ir.SelectItem[] => [
     { kind: 'star', qualifier: base.alias, except: hidden },
-    ...read.map((step): ir.SelectItem => {
-      const struct: ir.Expr = { kind: 'struct', fields: [...fields.get(step.alias.toLowerCase())!].map((name) => ({ name, value: value(step, name) })) };
-      return { kind: 'expr', alias: step.alias, aliasWritten: true, expr: struct };
-    }),
+    ...read.flatMap((step) =>
+      [...fields.get(step.alias.toLowerCase())!].map((field): ir.SelectItem => ({ kind: 'expr', alias: flatColumn(step.alias, field), aliasWritten: true, expr: value(step, field) })),
+    ),
   ];
   const leafRef = (step: UnnestChain['steps'][number], field: string): ir.Expr => ({
     kind: 'ref',
@@ -221,6 +221,27 @@ function branches(
   );
   const body = originals.reduce((left, right): ir.SetExpr => ({ kind: 'setop', op: 'union', all: true, left, right }), fast);
   return { ctes: [], body, orderBy: [] };
+}
+
+/**
+ * The column of the branches holding `alias.field`. Flat columns rather than one struct per alias:
+ * DuckDB does not reduce `struct_extract(struct_pack(...))`, so a filter on one field built the
+ * whole struct for every row (api-counts at 1M: 61 -> 50-56 ms). A '.' never occurs in a field name.
+ */
+const flatColumn = (alias: string, field: string) => `${alias.toLowerCase()}.${field.toLowerCase()}`;
+
+/**
+ * Point the SELECT's (and its query's ORDER BY's) reads of `alias.field` through the chain at the
+ * flat columns. In place: the lowered tree is this translation's own, and the printer knows some
+ * refs by identity (markSourceTimestamps). chainUses has checked that the chain is read only so.
+ */
+function readFlatColumns(select: ir.Select, orderBy: ir.OrderItem[], chain: UnnestChain): void {
+  const visit = (expr: ir.Expr): void => {
+    if (expr.kind !== 'ref') return subExpressions(expr).forEach(visit);
+    const [alias, field] = expr.path;
+    if (expr.path.length === 2 && chain.paths.has(alias!.toLowerCase())) expr.path = [chain.base, flatColumn(alias!, field!)];
+  };
+  [...selectExpressions(select, chain.steps.length), ...orderBy.map((item) => item.expr)].forEach(visit);
 }
 
 /** The record paths whose flags decide the chain: a deeper path's flag implies its parents'. */
