@@ -66,7 +66,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
     onCommitError: (error, sourceIds) => app.log.error({ err: error, sources: sourceIds }, 'commit failed'),
     onQuarantined: (path, sourceId) => app.log.error({ source: sourceId, file: path }, 'events the warehouse kept refusing were set aside'),
   });
-  const endpoints = new EndpointService(catalog, warehouse, dialect, { queryTimeoutMs: config.queryTimeoutMs, cacheMaxBytes: 64 * 1024 * 1024 });
+  const endpoints = new EndpointService(catalog, warehouse, dialect, {
+    queryTimeoutMs: config.queryTimeoutMs,
+    cacheMaxBytes: 64 * 1024 * 1024,
+    onPromotionFailed: (error, sourceId) => app.log.warn({ err: error, source: sourceId }, 'keeping copies of what an endpoint reads failed: it reads the nested fields instead'),
+  });
   const keys = new KeyRing(catalog, { privateKey: await privateKeyFor(config, (message) => console.log(message)), ingestKey: config.ingestKey });
   const services: Services = { catalog, keys, warehouse, writer, endpoints, dialect, limits: { maxBodyBytes: config.maxBodyBytes }, isReady: () => ready };
   const app: FastifyInstance = await buildApp(services, { logLevel: config.logLevel, headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs });

@@ -9,6 +9,8 @@ import { nestedReads } from './nested-reads.ts';
 export interface EndpointServiceOptions {
   queryTimeoutMs: number;
   cacheMaxBytes: number;
+  /** Told when the warehouse could not keep copies of what an endpoint reads: it still answers, more slowly. */
+  onPromotionFailed?: (error: unknown, sourceId: string) => void;
 }
 
 /** Translations kept, least recently used dropped first (sandboxed consumer SQL varies freely). */
@@ -165,7 +167,7 @@ export class EndpointService {
     }
     for (const [name, read] of reads) {
       const source = this.catalog.sourceByName(ownerId, name);
-      if (source) await this.warehouse.promote(source.token, read).catch(() => undefined);
+      if (source) await this.warehouse.promote(source.token, read).catch((error: unknown) => this.options.onPromotionFailed?.(error, source.token));
     }
   }
 
