@@ -71,7 +71,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxBodyBytes: integer(env, 'SAWMILL_MAX_BODY_BYTES', 12 * 1024 * 1024),
     maxQueuedEvents: integer(env, 'SAWMILL_MAX_QUEUED_EVENTS', 100_000),
     commitIntervalMs: integer(env, 'SAWMILL_COMMIT_INTERVAL_MS', 5),
-    foldIntervalMs: integer(env, 'SAWMILL_FOLD_INTERVAL_MS', 100),
+    foldIntervalMs: integer(env, 'SAWMILL_FOLD_INTERVAL_MS', 1000),
     queryTimeoutMs: integer(env, 'SAWMILL_QUERY_TIMEOUT_MS', 30_000),
     maxFieldsPerSource: integer(env, 'SAWMILL_MAX_FIELDS_PER_SOURCE', 1000),
     ...timeouts(env),
