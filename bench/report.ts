@@ -34,6 +34,10 @@ function rows(r: R): { ingest: string[][]; endpoints: string[][]; storage: strin
       `${(s.other_cpu_cores ?? 0).toFixed(2)} cores`,
     ]);
   }
+  const trickle = r.ingest.trickle;
+  if (trickle) {
+    ingest.push([`Sawmill, a trickle of single events`, fmt(trickle.events_per_s), fmt(trickle.events_per_s), '', '', String(trickle.non_2xx), '', '', `${trickle.server_cores.toFixed(3)} cores`, '', '']);
+  }
   for (const [label, key] of [
     ['bare node:http, batches of 100', 'batch'],
     ['bare node:http, single events', 'single'],
@@ -135,6 +139,8 @@ Code: commit ${m.git_commit ?? '?'}${m.git_uncommitted_files ? ` plus ${m.git_un
   folded into DuckDB behind it, and a query waits for that fold; see docs/reliability.md).
   **The machine has ${m.cores} cores and the server, DuckDB's threads and wrk share them** (not pinned); the CPU
   columns say how much each process used.
+  The trickle row is the same server afterwards taking ${r.config.trickle_per_s} single events a second, one at a time, from the
+  suite's process for ${r.config.trickle_seconds} s: what a quiet deployment costs in CPU.
 * **HTTP ceiling:** \`bench/bare-server.ts\`, a bare node:http server that reads and \`JSON.parse\`s the same
   requests and answers 200, measured the same way.
 * **Engine ceiling:** DuckDB bulk-loading the same kind of events, staged as NDJSON exactly as Sawmill stages a

@@ -70,8 +70,8 @@ const PERF = flag('perf');
 const MODE = QUICK ? 'quick' : 'full';
 
 const PLAN = QUICK
-  ? { ingestSeconds: 8, ceilingSeconds: 5, warmupSeconds: 2, basePerSource: 250_000, levels: [1_000_000], uncachedRuns: 15, cachedRuns: 200 }
-  : { ingestSeconds: 20, ceilingSeconds: 10, warmupSeconds: 3, basePerSource: 1_000_000, levels: [1_000_000, 10_000_000], uncachedRuns: 30, cachedRuns: 500 };
+  ? { ingestSeconds: 8, ceilingSeconds: 5, warmupSeconds: 2, trickleSeconds: 5, basePerSource: 250_000, levels: [1_000_000], uncachedRuns: 15, cachedRuns: 200 }
+  : { ingestSeconds: 20, ceilingSeconds: 10, warmupSeconds: 3, trickleSeconds: 10, basePerSource: 1_000_000, levels: [1_000_000, 10_000_000], uncachedRuns: 30, cachedRuns: 500 };
 if (option('seconds')) PLAN.ingestSeconds = Number(option('seconds'));
 const CONCURRENCY = 32;
 const BATCH = 100;
@@ -191,6 +191,27 @@ export interface IngestFigures {
   other_cpu_cores: number;
   rss_peak_bytes: number;
   perf?: ReturnType<typeof perfSummary>;
+}
+
+/**
+ * Server CPU at a trickle: one single event every 1000/TRICKLE_PER_S ms from this process, as a
+ * quiet deployment receives them. What a fold costs whatever its size shows here (issue-5 notes).
+ */
+const TRICKLE_PER_S = 20;
+async function measureTrickle(target: { url: string; pid: number }, requestsFile: string, seconds: number): Promise<{ events_per_s: number; server_cores: number; non_2xx: number }> {
+  const requests = (await readFile(requestsFile, 'utf8')).split('\n', TRICKLE_PER_S * seconds).map((line) => line.split('\t') as [string, string]);
+  await sleep(3000); // the folds of the runs before
+  const cpuBefore = cpuSeconds(target.pid);
+  const t0 = performance.now();
+  let failed = 0;
+  for (const [i, [path, body]] of requests.entries()) {
+    await sleep(Math.max(0, t0 + (i * 1000) / TRICKLE_PER_S - performance.now()));
+    const reply = await httpJson(target.url + path, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body });
+    if (reply.status >= 300) failed++;
+  }
+  await sleep(Math.max(0, t0 + seconds * 1000 - performance.now()));
+  const elapsed = (performance.now() - t0) / 1000;
+  return { events_per_s: requests.length / elapsed, server_cores: (cpuSeconds(target.pid) - cpuBefore) / elapsed, non_2xx: failed };
 }
 
 async function measureLoad(target: { url: string; pid: number }, requestsFile: string, batch: number, seconds: number, rss?: RssSampler, perfFile?: string): Promise<IngestFigures> {
@@ -423,6 +444,8 @@ async function main(): Promise<void> {
     concurrency: CONCURRENCY,
     batch_size: BATCH,
     ingest_seconds: PLAN.ingestSeconds,
+    trickle_per_s: TRICKLE_PER_S,
+    trickle_seconds: PLAN.trickleSeconds,
     ceiling_seconds: PLAN.ceilingSeconds,
     warmup_seconds: PLAN.warmupSeconds,
     load_generator: 'wrk -t1 (one thread), separate process, same 2 cores as the server (not pinned)',
@@ -476,7 +499,10 @@ async function main(): Promise<void> {
     const singleIngest = await measureLoad({ url: server.url, pid: server.child.pid }, singleFile, 1, PLAN.ingestSeconds, rss, PERF ? join(workDir, 'perf-single.data') : undefined);
     log(`  ${fmt(singleIngest.requests_per_s)} req/s, p50 ${singleIngest.p50_ms.toFixed(1)} ms, p99 ${singleIngest.p99_ms.toFixed(1)} ms, non-2xx ${singleIngest.errors.status}`);
     rss.stop();
-    result.ingest = { batch: batchIngest, single: singleIngest };
+    log(`Sawmill ingest: a trickle of ${TRICKLE_PER_S} single events/s, ${PLAN.trickleSeconds}s`);
+    const trickle = await measureTrickle({ url: server.url, pid: server.child.pid }, singleFile, PLAN.trickleSeconds);
+    log(`  server CPU ${trickle.server_cores.toFixed(3)} cores, non-2xx ${trickle.non_2xx}`);
+    result.ingest = { batch: batchIngest, single: singleIngest, trickle };
     await stopSawmill(server);
     if (server.profileDir) profiles.ingest = await summarizeDir(server.profileDir);
 
