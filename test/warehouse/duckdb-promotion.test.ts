@@ -82,9 +82,9 @@ const QUERIES: Record<string, string> = {
   // m.request is read as a field but is a record (a list): nothing to serve it from, not rewritten
   wholeList: `select t.id, m.request, m.project_ref from logs as t cross join unnest(t.metadata) as m`,
   urls: `select t.id, req.url, req.path from logs as t cross join unnest(t.metadata) as m cross join unnest(m.request) as req`,
-  // chain fields read by a window, by GROUP BY and by the query's ORDER BY
-  windowed: `select m.project_ref, r.status_code, count(*) as n, rank() over (partition by m.project_ref order by r.status_code desc) as place
-    from logs as t cross join unnest(t.metadata) as m cross join unnest(m.response) as r group by m.project_ref, r.status_code order by r.status_code, m.project_ref`,
+  // chain fields read by a window, by GROUP BY and by the query's ORDER BY; aliases in capitals
+  windowed: `select M.project_ref, r.status_code, count(*) as n, rank() over (partition by M.project_ref order by r.status_code desc) as place
+    from logs as T cross join unnest(T.metadata) as M cross join unnest(M.response) as r group by M.project_ref, r.status_code order by r.status_code, M.project_ref`,
   leftJoin: `select t.id, m.project_ref, r.status_code from logs as t cross join unnest(t.metadata) as m left join unnest(m.response) as r`,
 };
 

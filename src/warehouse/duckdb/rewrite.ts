@@ -143,7 +143,7 @@ function rewriteSelect(select: ir.Select, orderBy: ir.OrderItem[], promotion: Pr
   // Refs to the source's timestamp keep the printer's fast forms: it is still the TIMESTAMPTZ column.
   markSourceTimestamps(select, orderBy.map((item) => item.expr));
   const union = branches(chain, uses.fields, base, promotion);
-  readFlatColumns(select, orderBy, chain);
+  readFlatColumns(select, orderBy, chain, base.alias);
   return { ...select, from: { base: { kind: 'subquery', query: union, alias: base.alias }, steps: from.steps.slice(chain.steps.length) } };
 }
 
@@ -232,14 +232,15 @@ const flatColumn = (alias: string, field: string) => `${alias.toLowerCase()}.${f
 
 /**
  * Point the SELECT's (and its query's ORDER BY's) reads of `alias.field` through the chain at the
- * flat columns. In place: the lowered tree is this translation's own, and the printer knows some
- * refs by identity (markSourceTimestamps). chainUses has checked that the chain is read only so.
+ * flat columns of the derived `table`. In place: the lowered tree is this translation's own, and
+ * the printer knows some refs by identity (markSourceTimestamps). chainUses has checked that the
+ * chain is read only so.
  */
-function readFlatColumns(select: ir.Select, orderBy: ir.OrderItem[], chain: UnnestChain): void {
+function readFlatColumns(select: ir.Select, orderBy: ir.OrderItem[], chain: UnnestChain, table: string): void {
   const visit = (expr: ir.Expr): void => {
     if (expr.kind !== 'ref') return subExpressions(expr).forEach(visit);
     const [alias, field] = expr.path;
-    if (expr.path.length === 2 && chain.paths.has(alias!.toLowerCase())) expr.path = [chain.base, flatColumn(alias!, field!)];
+    if (expr.path.length === 2 && chain.paths.has(alias!.toLowerCase())) expr.path = [table, flatColumn(alias!, field!)];
   };
   [...selectExpressions(select, chain.steps.length), ...orderBy.map((item) => item.expr)].forEach(visit);
 }
