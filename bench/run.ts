@@ -195,7 +195,7 @@ export interface IngestFigures {
 
 /**
  * Server CPU at a trickle: one single event every 1000/TRICKLE_PER_S ms from this process, as a
- * quiet deployment receives them. What a fold costs whatever its size shows here (issue-5 notes).
+ * quiet deployment receives them. Shows the fixed cost of each fold, paid here for a few events.
  */
 const TRICKLE_PER_S = 20;
 async function measureTrickle(target: { url: string; pid: number }, requestsFile: string, seconds: number): Promise<{ events_per_s: number; server_cores: number; non_2xx: number }> {
