@@ -115,7 +115,9 @@ test('a query needing more memory than the limit spills, refuses or times out; t
   assert.equal((await server.request('POST', `/logs?source=${source}`, { body: [{ message: 'after the hungry query' }] })).status, 200);
   // 9 million distinct strings of ~100 bytes (about 1 GB) are more than 128 MB: DuckDB spills to
   // its temporary files and answers, or refuses, or runs out of time; whichever, it stays in bounds.
-  if (reply.status === 200) assert.deepEqual(reply.body, { result: [{ n: 9_000_000 }] });
+  // The 3,000 distinct messages stored first, and one more once a 'during a runaway query' event
+  // (the tests before leave some; this one races its own) was acknowledged before the query began.
+  if (reply.status === 200) assert.ok([3000 ** 2, 3001 ** 2].includes(reply.body.result[0].n), JSON.stringify(reply.body));
   else {
     assert.ok([400, 504].includes(reply.status), `status ${reply.status}: ${JSON.stringify(reply.body)}`);
     assert.equal(typeof reply.body.error.message, 'string');
