@@ -279,7 +279,7 @@ export class DuckDbWarehouse implements Warehouse {
   /** Install a committed layout; translations made before may now miss promoted columns it can use. */
   private replaceLayout(layout: SourceLayout): void {
     const before = this.layouts.get(layout.view);
-    const usable = (l: SourceLayout | undefined) => JSON.stringify(l && promotionOf(l.view, l.reads, l.fields), (_key, value: unknown) => (value instanceof Set ? [...value] : value));
+    const usable = (l: SourceLayout | undefined) => JSON.stringify(l && promotionOf(l.view, l.reads, l.fields), (_key, value: unknown) => (value instanceof Set || value instanceof Map ? [...value] : value));
     if (usable(before) !== usable(layout)) this.promotionEpoch++;
     this.layouts.set(layout.view, layout);
   }
@@ -335,6 +335,9 @@ export class DuckDbWarehouse implements Warehouse {
       const layout = this.layouts.get(view);
       if (layout) layout.reads = reads;
     }
+    // A file written by an older version may hold promoted views with fewer columns than the rewrite now reads.
+    const promoted = [...this.layouts.values()].filter((layout) => layout.reads.records.length > 0);
+    if (promoted.length > 0) await this.transaction(promoted.map(createPromotedViewSql));
   }
 
   private async describeSegment(name: string): Promise<Segment> {

@@ -1,6 +1,6 @@
 import type { NestedReads, RecordFields } from '../types.ts';
 import { type SourceLayout, segmentColumnSql } from './layout.ts';
-import { columnSql, columnType, type HiddenColumn, joinedPartsSql, wantedColumns } from './promotion.ts';
+import { columnSql, columnType, type HiddenColumn, joinedPartsSql, leafColumn, type SplitLeaf, splitLeaves, storedColumns, wantedColumns } from './promotion.ts';
 import type { Promotion } from './rewrite.ts';
 import { quoteIdent } from './types.ts';
 
@@ -13,6 +13,9 @@ import { quoteIdent } from './types.ts';
  * computed from its nested column (segments from before a promotion, or before this layout),
  * else (the path is not in the schema at all) FALSE or NULL, which sends rows down the original
  * UNNEST chain, where the query fails to bind exactly as it would have without the rewrite.
+ *
+ * A leaf the newest segments store split also shows its parts, so that a filter can read them
+ * without joining them (rewrite.ts); a segment that stores it whole has it all in the head.
  */
 
 export function promotedViewName(view: string): string {
@@ -21,10 +24,16 @@ export function promotedViewName(view: string): string {
 
 export function createPromotedViewSql(layout: SourceLayout): string {
   const wanted = wantedColumns(layout.reads);
+  const splits = splitsOf(layout.reads, layout.fields);
   const selects = layout.segments.map((segment) => {
     const visible = [...layout.fields].map(([field]) => `${segmentColumnSql(segment, layout.fields, field)} AS ${quoteIdent(field)}`);
     const hidden = wanted.map((column) => `${promotedColumnSql(layout, segment, column)} AS ${quoteIdent(column.name)}`);
-    return `SELECT ${['"id"', '"timestamp"', '"event_message"', ...visible, ...hidden].join(', ')} FROM ${quoteIdent(segment.name)}`;
+    const parts = [...splits].flatMap(([leaf, split]) => {
+      const stored = segment.hidden.has(split.head) && segment.hidden.has(split.tail);
+      const whole = promotedColumnSql(layout, segment, { kind: 'leaf', name: leafColumn(leaf), path: leaf });
+      return [`${stored ? quoteIdent(split.head) : whole} AS ${quoteIdent(split.head)}`, `${stored ? quoteIdent(split.tail) : 'CAST(NULL AS VARCHAR)'} AS ${quoteIdent(split.tail)}`];
+    });
+    return `SELECT ${['"id"', '"timestamp"', '"event_message"', ...visible, ...hidden, ...parts].join(', ')} FROM ${quoteIdent(segment.name)}`;
   });
   return `CREATE OR REPLACE VIEW ${quoteIdent(promotedViewName(layout.view))} AS ${selects.join(' UNION ALL ')}`;
 }
@@ -52,11 +61,19 @@ export function promotionOf(view: string, reads: NestedReads, fields: RecordFiel
   const usable = (kind: HiddenColumn['kind']) => wanted.filter((column) => column.kind === kind && columnType(fields, column)).map((column) => column.path);
   const records = usable('flag');
   if (records.length === 0) return undefined;
+  const leaves = new Set(usable('leaf'));
+  const splits = splitsOf(reads, fields);
   return {
     promotedRelation: quoteIdent(promotedViewName(view)),
-    hidden: wanted.map((column) => column.name),
+    hidden: [...wanted.map((column) => column.name), ...[...splits.values()].flatMap((split) => [split.head, split.tail])],
     records: new Set(records),
-    leaves: new Set(usable('leaf')),
+    leaves,
+    splits: new Map([...splits].filter(([leaf, split]) => leaves.has(leaf) && leaves.has(split.base))),
     columns: new Set(['id', 'timestamp', 'event_message', ...[...fields.keys()].map((name) => name.toLowerCase())]),
   };
+}
+
+/** The leaves a segment created now would store split. */
+function splitsOf(reads: NestedReads, fields: RecordFields): Map<string, SplitLeaf> {
+  return splitLeaves(storedColumns(fields, reads));
 }

@@ -93,15 +93,30 @@ export function storedColumns(fields: RecordFields, reads: NestedReads): Map<str
 
 const parentOf = (path: string) => path.slice(0, path.lastIndexOf('.'));
 
-/** A stored head/tail pair for `leaf` in a segment's hidden columns: the SQL joining it, given the segment's columns. */
-export function joinedPartsSql(hidden: ReadonlyMap<string, string>, leaf: string): string | undefined {
+/** A string leaf stored in parts: the head and tail columns, and the path of the base leaf between them. */
+export interface SplitLeaf {
+  head: string;
+  tail: string;
+  base: string;
+}
+
+/** The leaves stored split among `hidden` columns (a segment's, or storedColumns'), by leaf path. */
+export function splitLeaves(hidden: ReadonlyMap<string, string>): Map<string, SplitLeaf> {
+  const splits = new Map<string, SplitLeaf>();
   for (const name of hidden.keys()) {
     const column = parseHiddenColumn(name);
-    if (column?.kind !== 'head' || column.path !== leaf || !hidden.has(leafColumn(column.base))) continue;
-    const [head, tail, base] = [name, partColumn('tail', leaf, column.base), leafColumn(column.base)].map(quoteIdent);
-    return `CASE WHEN ${tail} IS NULL THEN ${head} ELSE ${head} || ${base} || ${tail} END`;
+    const tail = column?.kind === 'head' ? partColumn('tail', column.path, column.base) : undefined;
+    if (column?.kind === 'head' && hidden.has(tail!) && hidden.has(leafColumn(column.base))) splits.set(column.path, { head: name, tail: tail!, base: column.base });
   }
-  return undefined;
+  return splits;
+}
+
+/** A stored head/tail pair for `leaf` in a segment's hidden columns: the SQL joining it, given the segment's columns. */
+export function joinedPartsSql(hidden: ReadonlyMap<string, string>, leaf: string): string | undefined {
+  const split = splitLeaves(hidden).get(leaf);
+  if (!split) return undefined;
+  const [head, tail, base] = [split.head, split.tail, leafColumn(split.base)].map(quoteIdent);
+  return `CASE WHEN ${tail} IS NULL THEN ${head} ELSE ${head} || ${base} || ${tail} END`;
 }
 
 /** The DuckDB type of a hidden column against `fields`, undefined when its path is not there. */

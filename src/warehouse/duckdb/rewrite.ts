@@ -1,7 +1,8 @@
 import type { SqlDialect } from '../../sql/dialect.ts';
 import type * as ir from '../../sql/ir.ts';
-import { chainUses, leadingChain, mapSelects, selectExpressions, subExpressions, type UnnestChain } from '../../sql/unnest-chains.ts';
-import { flagColumn, leafColumn } from './promotion.ts';
+import { chainUses, leadingChain, mapSelects, selectExpressions, subExpressions, type UnnestChain, type UnnestStep } from '../../sql/unnest-chains.ts';
+import { flagColumn, leafColumn, type SplitLeaf } from './promotion.ts';
+import { type LeafParts, readPartsInFilters } from './split-filters.ts';
 import { duckdbDialect, markSourceTimestamps } from './sql-generator.ts';
 
 /**
@@ -17,7 +18,8 @@ import { duckdbDialect, markSourceTimestamps } from './sql-generator.ts';
  *
  * The first branch holds the events whose every list along the chain has one element: the chain
  * gives exactly one row for each, equal to the promoted values, and DuckDB never decodes the
- * nested column. The rest of the SELECT reads `t."m.f"` where it read `m.f`.
+ * nested column. The rest of the SELECT reads `t."m.f"` where it read `m.f`, and substring
+ * filters on a leaf stored split read its parts (split-filters.ts).
  */
 
 export interface Promotion {
@@ -29,6 +31,8 @@ export interface Promotion {
   records: ReadonlySet<string>;
   /** Leaf paths with a promoted column. */
   leaves: ReadonlySet<string>;
+  /** Promoted leaves whose parts the promoted view also shows, by path. */
+  splits: ReadonlyMap<string, SplitLeaf>;
   /** The source's visible top-level columns, lower case. */
   columns: ReadonlySet<string>;
 }
@@ -143,6 +147,7 @@ function rewriteSelect(select: ir.Select, orderBy: ir.OrderItem[], promotion: Pr
   // Refs to the source's timestamp keep the printer's fast forms: it is still the TIMESTAMPTZ column.
   markSourceTimestamps(select, orderBy.map((item) => item.expr));
   const union = branches(chain, uses.fields, base, promotion);
+  readPartsInFilters([...selectExpressions(select, chain.steps.length), ...orderBy.map((item) => item.expr)], (expr) => partsRead(expr, chain, base.alias, promotion));
   readFlatColumns(select, orderBy, chain, base.alias);
   return { ...select, from: { base: { kind: 'subquery', query: union, alias: base.alias }, steps: from.steps.slice(chain.steps.length) } };
 }
@@ -183,22 +188,30 @@ function branches(
   const flags = chainFlags(chain).map((path): ir.Expr => ({ kind: 'ref', path: [base.alias, flagColumn(path)] }));
   // Aliases read nowhere need no column: their step only decides how many rows an event gives.
   const read = chain.steps.filter((step) => fields.get(step.alias.toLowerCase())!.size > 0);
-  const items = (value: (step: ir.FromStep & { kind: 'unnest' }, field: string) => ir.Expr): ir.SelectItem[] => [
+  const leafPath = (step: UnnestStep, field: string) => `${chain.paths.get(step.alias.toLowerCase())}.${field.toLowerCase()}`;
+  const column = (alias: string, expr: ir.Expr): ir.SelectItem => ({ kind: 'expr', alias, aliasWritten: true, expr });
+  // A split leaf's parts go along too; DuckDB drops the columns of the branches nothing reads.
+  const items = (value: (step: UnnestStep, field: string) => ir.Expr, parts: (step: UnnestStep, field: string, split: SplitLeaf) => ir.Expr[]): ir.SelectItem[] => [
     { kind: 'star', qualifier: base.alias, except: hidden },
     ...read.flatMap((step) =>
-      [...fields.get(step.alias.toLowerCase())!].map((field): ir.SelectItem => ({ kind: 'expr', alias: flatColumn(step.alias, field), aliasWritten: true, expr: value(step, field) })),
+      [...fields.get(step.alias.toLowerCase())!].flatMap((field) => {
+        const split = promotion.splits.get(leafPath(step, field));
+        const partItems = split ? parts(step, field, split).map((expr, i) => column(partColumn(flatColumn(step.alias, field), PARTS[i]!), expr)) : [];
+        return [column(flatColumn(step.alias, field), value(step, field)), ...partItems];
+      }),
     ),
   ];
-  const leafRef = (step: UnnestChain['steps'][number], field: string): ir.Expr => ({
-    kind: 'ref',
-    path: [base.alias, leafColumn(`${chain.paths.get(step.alias.toLowerCase())}.${field.toLowerCase()}`)],
-  });
+  const ref = (name: string): ir.Expr => ({ kind: 'ref', path: [base.alias, name] });
+  const leafRef = (step: UnnestStep, field: string) => ref(leafColumn(leafPath(step, field)));
+  const storedParts = (_step: UnnestStep, _field: string, split: SplitLeaf) => [ref(split.head), ref(leafColumn(split.base)), ref(split.tail)];
+  // Elements the chain unnests hold the whole value: all of it in the head.
+  const wholeInHead = (step: UnnestStep, field: string): ir.Expr[] => [{ kind: 'ref', path: [step.alias, field] }, { kind: 'null' }, { kind: 'null' }];
   const branch = (select: ir.Select): ir.SetExpr => {
     if (!topN) return { kind: 'select', select };
     const where = topN.where ? and([select.where!, topN.where]) : select.where;
     return { kind: 'nested', query: { ctes: [], body: { kind: 'select', select: { ...select, where } }, orderBy: topN.orderBy, limit: topN.limit } };
   };
-  const fast = branch({ distinct: false, items: items(leafRef), from: { base: source, steps: [] }, where: and(flags), groupBy: [] });
+  const fast = branch({ distinct: false, items: items(leafRef, storedParts), from: { base: source, steps: [] }, where: and(flags), groupBy: [] });
   // The other rows, split so that each branch's condition is a test of single flag columns
   // (f1 AND f2 IS NOT TRUE): DuckDB pushes those into the scan and decodes the nested column only
   // for the rows that match. IS NOT TRUE is spelled `= false OR IS NULL`, which DuckDB checks
@@ -213,7 +226,7 @@ function branches(
   const originals = flags.map((flag, i): ir.SetExpr =>
     branch({
       distinct: false,
-      items: items((step, field) => ({ kind: 'ref', path: [step.alias, field] })),
+      items: items((step, field) => ({ kind: 'ref', path: [step.alias, field] }), wholeInHead),
       from: { base: source, steps: chain.steps },
       where: and([...flags.slice(0, i), notSingle(flag)]),
       groupBy: [],
@@ -229,6 +242,19 @@ function branches(
  * whole struct for every row (api-counts at 1M: 61 -> 50-56 ms). A '.' never occurs in a field name.
  */
 const flatColumn = (alias: string, field: string) => `${alias.toLowerCase()}.${field.toLowerCase()}`;
+
+const PARTS = ['head', 'base', 'tail'] as const;
+const partColumn = (column: string, part: (typeof PARTS)[number]) => `${column}|${part}`;
+
+/** The parts of a split leaf `expr` reads through the chain, as columns of the derived `table`. */
+function partsRead(expr: ir.Expr, chain: UnnestChain, table: string, promotion: Promotion): LeafParts | undefined {
+  if (expr.kind !== 'ref' || expr.path.length !== 2) return undefined;
+  const [alias, field] = expr.path as [string, string];
+  const record = chain.paths.get(alias.toLowerCase());
+  if (record === undefined || !promotion.splits.has(`${record}.${field.toLowerCase()}`)) return undefined;
+  const part = (name: (typeof PARTS)[number]) => (): ir.Expr => ({ kind: 'ref', path: [table, partColumn(flatColumn(alias, field), name)] });
+  return { head: part('head'), base: part('base'), tail: part('tail') };
+}
 
 /**
  * Point the SELECT's (and its query's ORDER BY's) reads of `alias.field` through the chain at the
