@@ -2,7 +2,7 @@ import { canQuery, type Principal } from '../catalog/access.ts';
 import type { Catalog, Endpoint, EndpointInput } from '../catalog/types.ts';
 import { AppError } from '../errors.ts';
 import { describeQuery, translate, translateSandboxed, type SqlDialect, type Translation } from '../sql/index.ts';
-import type { NestedReads, ResultRow, Warehouse } from '../warehouse/types.ts';
+import type { NestedReads, Warehouse } from '../warehouse/types.ts';
 import { ResultCache } from './cache.ts';
 import { nestedReads } from './nested-reads.ts';
 
@@ -16,7 +16,7 @@ export interface EndpointServiceOptions {
 /** Translations kept, least recently used dropped first (sandboxed consumer SQL varies freely). */
 const MAX_TRANSLATIONS = 1000;
 
-const replyBody = (rows: ResultRow[]) => JSON.stringify({ result: rows });
+const replyBody = (rows: string) => `{"result":${rows}}`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -57,7 +57,7 @@ export class EndpointService {
     const translation = this.translate(endpoint, request.sql);
     const params = Object.fromEntries(translation.parameters.map((name) => [name, request[name] ?? null]));
     const timeoutMs = endpoint.query_timeout_ms ?? this.options.queryTimeoutMs;
-    const execute = async () => replyBody(await this.warehouse.query(translation.sql, params, { timeoutMs, maxRows: endpoint.max_limit }));
+    const execute = async () => replyBody(await this.warehouse.queryJson(translation.sql, params, { timeoutMs, maxRows: endpoint.max_limit }));
     if (endpoint.cache_duration_seconds <= 0) return execute();
 
     // updated_at in the key: an endpoint changed by another instance never serves its old rows.

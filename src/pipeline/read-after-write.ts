@@ -29,6 +29,11 @@ export class ReadAfterWrite implements Warehouse {
     return this.warehouse.query(sql, params, options);
   }
 
+  async queryJson(sql: string, params: Record<string, string | null>, options: QueryOptions): Promise<string> {
+    await this.acknowledgedVisible();
+    return this.warehouse.queryJson(sql, params, options);
+  }
+
   createSource(sourceId: string): Promise<void> {
     return this.warehouse.createSource(sourceId);
   }

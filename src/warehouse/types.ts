@@ -125,6 +125,8 @@ export interface Warehouse {
   translationEpoch?(): number;
   /** Run SQL already generated for this engine, with named string parameters. */
   query(sql: string, params: Record<string, string | null>, options: QueryOptions): Promise<ResultRow[]>;
+  /** The rows `query` returns, as the text of a JSON array: for replies that only pass them on. */
+  queryJson(sql: string, params: Record<string, string | null>, options: QueryOptions): Promise<string>;
   /** The SQL relation name that holds a source's events, for the translator. */
   relation(sourceId: string): string;
   close(): Promise<void>;

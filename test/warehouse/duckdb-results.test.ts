@@ -123,6 +123,62 @@ test('nestedAndJsonExact reads typeof() output', () => {
   }
 });
 
+/** Reads as JSON text through `reader`, noting each SQL text DuckDB ran. */
+async function readJson(reader: ResultReader, sql: string, maxRows = 100) {
+  const ran: string[] = [];
+  const text = await reader.readJson((query, max, params) => (ran.push(query), connection.streamAndReadUntil(query, max, params)), sql, {}, maxRows);
+  return { value: JSON.parse(text) as unknown, rowJson: ran.some((query) => query.includes('to_json({')), runs: ran.length };
+}
+
+test('a statement read again as JSON text gets whole rows from DuckDB, in the wire shape', async () => {
+  await connection.run(`CREATE OR REPLACE TABLE wire AS SELECT * FROM (VALUES
+    (1, TIMESTAMPTZ '2026-11-21 06:00:00.123456+00', TIMESTAMP '2026-11-21 06:00:00', 9007199254740993::BIGINT, 170141183460469231731687303715884105727::HUGEINT,
+      1.50::DECIMAL(4, 2), 0.1::DOUBLE, 0.1::FLOAT, true, 'é
+"\\ ', [{'s': 'x', 'n': 1}], {'select': 'y', 'f': 100.0::DOUBLE}),
+    (2, TIMESTAMPTZ '1969-12-31 23:59:59.5+00', TIMESTAMP '1969-12-31 23:59:59.000001', -1::BIGINT, 0::HUGEINT,
+      -0.01::DECIMAL(4, 2), 2.5::DOUBLE, 1e30::FLOAT, false, '', [], NULL),
+    (3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, {'select': NULL, 'f': NULL})
+  ) AS t(id, tz, ts, big, huge, dec, dbl, flt, flag, text, records, record)`);
+  const sql = 'SELECT * FROM wire ORDER BY id';
+  const reader = new ResultReader();
+  const first = await readJson(reader, sql);
+  assert.equal(first.rowJson, false, 'the first run converts');
+  const second = await readJson(reader, sql);
+  assert.equal(second.rowJson, true);
+  assert.equal(second.runs, 1);
+  assert.deepEqual(second.value, first.value);
+  assert.deepEqual(first.value, JSON.parse(JSON.stringify(await converted(sql))));
+  assert.deepEqual((second.value as Array<Record<string, unknown>>).map((row) => row.ts), ['2026-11-21T06:00:00', '1969-12-31T23:59:59.000001', null]);
+  assert.equal(((await readJson(reader, sql, 2)).value as unknown[]).length, 2);
+  const none = await readJson(reader, `${sql.replace(' ORDER BY id', '')} WHERE id > 3`);
+  assert.deepEqual([none.value, (await readJson(reader, `${sql.replace(' ORDER BY id', '')} WHERE id > 3`)).value], [[], []]);
+});
+
+test('rows JSON cannot carry go the usual way: NaN, a type changed under the same SQL, a type without a wire form', async () => {
+  const reader = new ResultReader();
+  const nan = `SELECT 'nan'::DOUBLE AS x, 1 AS y`;
+  const plain = (await readJson(reader, nan)).value;
+  const retried = await readJson(reader, nan);
+  assert.equal(retried.runs, 2, 'NaN is not JSON: read again the usual way');
+  assert.deepEqual(retried.value, plain);
+  assert.deepEqual(plain, [{ x: 'NaN', y: 1 }]);
+  assert.equal((await readJson(reader, nan)).runs, 1, 'and not asked for as JSON again');
+
+  await connection.run(`CREATE OR REPLACE TABLE changing AS SELECT 1::BIGINT AS x`);
+  const sql = 'SELECT x FROM changing';
+  await readJson(reader, sql);
+  await connection.run(`CREATE OR REPLACE TABLE changing AS SELECT TIMESTAMPTZ '2026-01-01 00:00:00+00' AS x`);
+  const changed = await readJson(reader, sql);
+  assert.equal(changed.runs, 2);
+  assert.deepEqual(changed.value, [{ x: 1_767_225_600_000_000 }]);
+
+  const dated = `SELECT DATE '2026-11-21' AS d, INTERVAL 1 DAY AS i`;
+  await readJson(reader, dated);
+  const again = await readJson(reader, dated);
+  assert.equal(again.rowJson, false);
+  assert.equal(again.runs, 1);
+});
+
 test('every Supabase sample reads back the same through the warehouse, first and second time', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'sawmill-results-'));
   const warehouse = await DuckDbWarehouse.open({ path: join(dir, 'w.duckdb'), stagingDir: join(dir, 'staging'), memoryLimit: '256MB' });
@@ -139,6 +195,7 @@ test('every Supabase sample reads back the same through the warehouse, first and
       const first = await warehouse.query(sql, {}, options);
       const second = await warehouse.query(sql, {}, options);
       assert.equal(JSON.stringify(second), JSON.stringify(first), name);
+      for (let run = 0; run < 2; run++) assert.deepEqual(JSON.parse(await warehouse.queryJson(sql, {}, options)), first, `${name} as JSON text`);
       assert.ok(first.length === 1 && Object.keys(first[0]!).length > 3, name);
     }
   } finally {

@@ -198,6 +198,10 @@ export class ClickHouseWarehouse implements Warehouse {
     return rowsFromCompact(await this.queryCompact(sql, params, options)).slice(0, options.maxRows) as ResultRow[];
   }
 
+  async queryJson(sql: string, params: Record<string, string | null>, options: QueryOptions): Promise<string> {
+    return JSON.stringify(await this.query(sql, params, options));
+  }
+
   /** The raw result: column names, ClickHouse types, then one value array per row. */
   async queryCompact(sql: string, params: Record<string, string | null>, options: QueryOptions): Promise<unknown[][]> {
     const tables = this.tablesReadDirectly(sql);

@@ -18,7 +18,7 @@ import { hiddenSelectItems, hiddenValues, isHiddenColumn, mergeReads, storedColu
 import { loadReads, PROMOTIONS_TABLE, saveReadsSql } from './promotions-table.ts';
 import { openRepairingWal, type WalRepair } from './recovery.ts';
 import type { Promotion } from './rewrite.ts';
-import { ResultReader } from './results.ts';
+import { ResultReader, type ReadUntil } from './results.ts';
 import { stageBatch } from './staging.ts';
 import { stageFittingRows } from '../staged-rows.ts';
 import { duckdbType, fieldTypeFromDuckdb, quoteIdent } from './types.ts';
@@ -222,12 +222,20 @@ export class DuckDbWarehouse implements Warehouse {
     });
   }
 
+  query(sql: string, params: Record<string, string | null>, options: QueryOptions): Promise<ResultRow[]> {
+    return this.withReader(options, (run) => this.results.read(run, sql, params, options.maxRows));
+  }
+
+  queryJson(sql: string, params: Record<string, string | null>, options: QueryOptions): Promise<string> {
+    return this.withReader(options, (run) => this.results.readJson(run, sql, params, options.maxRows));
+  }
+
   /**
    * The deadline covers waiting for a reader too, and the caller hears of it on time: DuckDB only
    * notices an interrupt between chunks, and a single expression (a huge list, say) can run for
    * a minute past it. The connection goes back to the pool once DuckDB has actually let go of it.
    */
-  async query(sql: string, params: Record<string, string | null>, options: QueryOptions): Promise<ResultRow[]> {
+  private async withReader<T>(options: QueryOptions, read: (run: ReadUntil) => Promise<T>): Promise<T> {
     const timeout = () => new AppError(504, 'query_timeout', `query cancelled after ${options.timeoutMs} ms`);
     let timedOut = false;
     let running: DuckDBConnection | undefined;
@@ -243,7 +251,7 @@ export class DuckDbWarehouse implements Warehouse {
       try {
         if (timedOut) throw timeout();
         running = connection;
-        return await this.results.read((text, maxRows, values) => connection.streamAndReadUntil(text, maxRows, values), sql, params, options.maxRows);
+        return await read((text, maxRows, values) => connection.streamAndReadUntil(text, maxRows, values));
       } catch (error) {
         if (timedOut) throw timeout();
         throw new AppError(400, 'query_failed', duckdbMessage(error));
