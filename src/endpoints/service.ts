@@ -13,10 +13,15 @@ export interface EndpointServiceOptions {
   onPromotionFailed?: (error: unknown, sourceId: string) => void;
 }
 
-/** Translations kept, least recently used dropped first (sandboxed consumer SQL varies freely). */
-const MAX_TRANSLATIONS = 1000;
+/** Translations (and endpoints' reads) kept, least recently used dropped first (sandboxed consumer SQL varies freely). */
+const MAX_MEMOS = 1000;
 
 const replyBody = (rows: string) => `{"result":${rows}}`;
+
+const unionOf = (a: NestedReads | undefined, b: NestedReads): NestedReads => ({
+  records: [...new Set([...(a?.records ?? []), ...b.records])],
+  leaves: [...new Set([...(a?.leaves ?? []), ...b.leaves])],
+});
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -25,6 +30,7 @@ export class EndpointService {
   private readonly cache: ResultCache;
   private readonly warmers = new Map<number, NodeJS.Timeout>();
   private readonly translations = new Map<string, { translation: Translation; resolved: Array<[string, string | undefined]> }>();
+  private readonly reads = new Map<string, Map<string, NestedReads>>();
 
   constructor(
     private readonly catalog: Catalog,
@@ -84,7 +90,7 @@ export class EndpointService {
   async create(ownerId: number, input: EndpointInput): Promise<Endpoint> {
     this.validate(ownerId, input.query);
     const endpoint = await this.catalog.createEndpoint(ownerId, input);
-    await this.promote(ownerId, endpoint.query);
+    await this.promote(ownerId);
     return endpoint;
   }
 
@@ -92,13 +98,14 @@ export class EndpointService {
     if (changes.query !== undefined) this.validate(endpoint.owner_id, changes.query);
     const updated = await this.catalog.updateEndpoint(endpoint, changes);
     this.forget(endpoint.id);
-    if (changes.query !== undefined) await this.promote(updated.owner_id, updated.query);
+    if (changes.query !== undefined) await this.promote(updated.owner_id);
     return updated;
   }
 
   async delete(endpoint: Endpoint): Promise<void> {
     await this.catalog.deleteEndpoint(endpoint);
     this.forget(endpoint.id);
+    await this.promote(endpoint.owner_id);
   }
 
   /** Drop an endpoint's cached results and warming (it changed, possibly on another instance). */
@@ -109,7 +116,7 @@ export class EndpointService {
   /** Tell the warehouse what every saved endpoint reads (at start-up: endpoints saved before, built-ins). */
   async promoteSaved(): Promise<void> {
     const owners = new Set(this.catalog.listSources().map((source) => source.owner_id));
-    for (const owner of owners) for (const endpoint of this.catalog.listEndpoints(owner)) await this.promote(owner, endpoint.query);
+    for (const owner of owners) await this.promote(owner);
   }
 
   stop(): void {
@@ -140,7 +147,7 @@ export class EndpointService {
     const translation = sandboxed ? translateSandboxed(endpoint.query, consumerSql, this.dialect, recording) : translate(endpoint.query, this.dialect, recording);
     this.translations.delete(key);
     this.translations.set(key, { translation, resolved });
-    if (this.translations.size > MAX_TRANSLATIONS) this.translations.delete(this.translations.keys().next().value!);
+    if (this.translations.size > MAX_MEMOS) this.translations.delete(this.translations.keys().next().value!);
     return translation;
   }
 
@@ -154,21 +161,39 @@ export class EndpointService {
   }
 
   /**
-   * Let the warehouse keep typed copies of the nested fields `query` reads (Warehouse.promote).
-   * Only a speed-up: the endpoint is saved either way, and a failure here must not undo that.
+   * Let the warehouse keep typed copies of the nested fields the owner's saved endpoints read, and
+   * only those (Warehouse.promote). Only a speed-up: an endpoint is saved or deleted either way,
+   * and a failure here must not undo that.
    */
-  private async promote(ownerId: number, query: string): Promise<void> {
+  private async promote(ownerId: number): Promise<void> {
     if (!this.warehouse.promote) return;
-    let reads: Map<string, NestedReads>;
-    try {
-      reads = nestedReads(query);
-    } catch {
-      return; // a query another dialect accepted but this translator does not: nothing to promote
+    const bySource = new Map<string, NestedReads>();
+    for (const endpoint of this.catalog.listEndpoints(ownerId)) {
+      for (const [name, read] of this.readsOf(endpoint)) {
+        const source = this.catalog.sourceByName(ownerId, name);
+        if (source) bySource.set(source.token, unionOf(bySource.get(source.token), read));
+      }
     }
-    for (const [name, read] of reads) {
-      const source = this.catalog.sourceByName(ownerId, name);
-      if (source) await this.warehouse.promote(source.token, read).catch((error: unknown) => this.options.onPromotionFailed?.(error, source.token));
+    for (const source of this.catalog.listSources(ownerId)) {
+      const reads = bySource.get(source.token) ?? { records: [], leaves: [] };
+      await this.warehouse.promote(source.token, reads).catch((error: unknown) => this.options.onPromotionFailed?.(error, source.token));
     }
+  }
+
+  /** What an endpoint's query reads through UNNEST chains, by source name; kept while the endpoint is unchanged. */
+  private readsOf(endpoint: Endpoint): Map<string, NestedReads> {
+    const key = `${endpoint.id}\u0000${endpoint.updated_at}`;
+    let reads = this.reads.get(key);
+    if (!reads) {
+      try {
+        reads = nestedReads(endpoint.query);
+      } catch {
+        reads = new Map(); // a query another dialect accepted but this translator does not: nothing to promote
+      }
+      this.reads.set(key, reads);
+      if (this.reads.size > MAX_MEMOS) this.reads.delete(this.reads.keys().next().value!);
+    }
+    return reads;
   }
 
   private scheduleWarming(endpoint: Endpoint): void {

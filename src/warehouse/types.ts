@@ -115,7 +115,7 @@ export interface Warehouse {
   committedPosition?(): Promise<number>;
   /**
    * Engines that decode a nested column as a whole (DuckDB) keep typed copies of what saved
-   * queries read through UNNEST chains; this adds `reads` to what a source keeps (never removes).
+   * queries read through UNNEST chains; `reads` is all that a source's saved queries read now.
    */
   promote?(sourceId: string, reads: NestedReads): Promise<void>;
   /**

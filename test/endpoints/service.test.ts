@@ -47,3 +47,36 @@ test('a promotion the warehouse refuses is reported with its source, and the end
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('the warehouse keeps copies of what the saved endpoints read, and drops them when no endpoint reads them', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'sawmill-endpoints-'));
+  const catalog = await FileCatalog.open(dir);
+  const warehouse = await DuckDbWarehouse.open({ path: join(dir, 'w.duckdb'), stagingDir: join(dir, 'staging'), memoryLimit: '256MB' });
+  const endpoints = new EndpointService(catalog, warehouse, promotingDialect((relation) => warehouse.promotionFor(relation)), { queryTimeoutMs: 10_000, cacheMaxBytes: 1 << 20 });
+  try {
+    const source = await catalog.createSource(1, { name: 'logs' });
+    await warehouse.createSource(source.token);
+    const fields = new Map([
+      ['project_ref', { kind: 'string' as const }],
+      ['status', { kind: 'int' as const }],
+    ]);
+    const row = { id: 'a', timestamp: 1, event_message: '', fields: { metadata: [{ project_ref: 'p1', status: 200 }] } };
+    await warehouse.append([{ sourceId: source.token, schema: new Map([['metadata', { kind: 'record' as const, fields }]]), rows: [row] }]);
+    const leaves = () => [...(warehouse.promotionFor(warehouse.relation(source.token))?.leaves ?? [])].sort();
+    const reading = (field: string) => `select m.${field} from logs as t cross join unnest(t.metadata) as m`;
+
+    const projects = await endpoints.create(1, { name: 'projects', query: reading('project_ref') });
+    const statuses = await endpoints.create(1, { name: 'statuses', query: reading('status') });
+    assert.deepEqual(leaves(), ['metadata.project_ref', 'metadata.status']);
+    await endpoints.update(statuses, { query: reading('project_ref') });
+    assert.deepEqual(leaves(), ['metadata.project_ref']);
+    await endpoints.delete(projects);
+    assert.deepEqual(leaves(), ['metadata.project_ref'], 'still read by the other endpoint');
+    await endpoints.delete(catalog.endpointByName(1, 'statuses')!);
+    assert.deepEqual(leaves(), []);
+  } finally {
+    endpoints.stop();
+    await warehouse.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

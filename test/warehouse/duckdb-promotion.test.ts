@@ -82,6 +82,7 @@ const QUERIES: Record<string, string> = {
   // m.request is read as a field but is a record (a list): nothing to serve it from, not rewritten
   wholeList: `select t.id, m.request, m.project_ref from logs as t cross join unnest(t.metadata) as m`,
   urls: `select t.id, req.url, req.path from logs as t cross join unnest(t.metadata) as m cross join unnest(m.request) as req`,
+  urlOnly: `select t.id, req.url from logs as t cross join unnest(t.metadata) as m cross join unnest(m.request) as req where regexp_contains(req.url, 'p1')`,
   // chain fields read by a window, by GROUP BY and by the query's ORDER BY; aliases in capitals
   windowed: `select M.project_ref, r.status_code, count(*) as n, rank() over (partition by M.project_ref order by r.status_code desc) as place
     from logs as T cross join unnest(T.metadata) as M cross join unnest(M.response) as r group by M.project_ref, r.status_code order by r.status_code, M.project_ref`,
@@ -108,9 +109,14 @@ async function assertSameRows(warehouse: DuckDbWarehouse, name: string, expectRe
   assert.deepEqual(canonical(got), canonical(want), name);
 }
 
-async function promoteAll(warehouse: DuckDbWarehouse): Promise<void> {
-  for (const query of Object.values(QUERIES)) for (const reads of nestedReads(query).values()) await warehouse.promote(source, reads);
+/** Promote what `queries` read, all together (a promotion is the whole of what a source's queries read). */
+async function promoteAll(warehouse: DuckDbWarehouse, queries = Object.values(QUERIES)): Promise<void> {
+  const all = queries.flatMap((query) => [...nestedReads(query).values()]);
+  await warehouse.promote(source, { records: all.flatMap((reads) => reads.records), leaves: all.flatMap((reads) => reads.leaves) });
 }
+
+const storedHidden = async (warehouse: DuckDbWarehouse) =>
+  (await warehouse.query(`select distinct column_name from duckdb_columns() where table_name like 'src_%' and column_name like 'sawmill:%' order by 1`, {}, options)).map((row) => String(row.column_name));
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sawmill-promote-'));
@@ -276,4 +282,26 @@ test('a file whose promoted views predate the url parts gets them at open', asyn
   const reopened = await open();
   await assertSameRows(reopened, 'apiCounts');
   await reopened.close();
+});
+
+test('copies nothing reads any more are dropped from stored rows, and every query still returns its rows', async () => {
+  const warehouse = await open();
+  await warehouse.createSource(source);
+  await promoteAll(warehouse);
+  await write(warehouse, varied((n) => n));
+  assert.ok((await storedHidden(warehouse)).includes('sawmill:tail:metadata.request.url|metadata.request.path'));
+
+  // Only the url is read now: it is stored whole, and nothing of the response or the path is kept.
+  await promoteAll(warehouse, [QUERIES.urlOnly!]);
+  assert.deepEqual(await storedHidden(warehouse), ['sawmill:leaf:metadata.request.url', 'sawmill:one:metadata', 'sawmill:one:metadata.request']);
+  assert.deepEqual([...warehouse.promotionFor(warehouse.relation(source))!.leaves], ['metadata.request.url']);
+  await write(warehouse, varied((n) => n));
+  for (const name of ['urlOnly', 'urls', 'apiCounts', 'invocations', 'paths']) await assertSameRows(warehouse, name, name === 'urlOnly');
+
+  await promoteAll(warehouse, []);
+  assert.deepEqual(await storedHidden(warehouse), []);
+  assert.equal(warehouse.promotionFor(warehouse.relation(source)), undefined);
+  await write(warehouse, varied((n) => n));
+  for (const name of ['urlOnly', 'apiCounts']) await assertSameRows(warehouse, name, false);
+  await warehouse.close();
 });

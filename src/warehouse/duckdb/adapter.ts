@@ -14,7 +14,7 @@ import {
   viewName,
 } from './layout.ts';
 import { createPromotedViewSql, promotedViewName, promotionOf } from './promoted-view.ts';
-import { hiddenSelectItems, hiddenValues, isHiddenColumn, mergeReads, storedColumns } from './promotion.ts';
+import { hiddenSelectItems, hiddenValues, isHiddenColumn, keptReads, storedColumns } from './promotion.ts';
 import { loadReads, PROMOTIONS_TABLE, saveReadsSql } from './promotions-table.ts';
 import { openRepairingWal, type WalRepair } from './recovery.ts';
 import type { Promotion } from './rewrite.ts';
@@ -159,18 +159,19 @@ export class DuckDbWarehouse implements Warehouse {
   }
 
   /**
-   * Keep typed copies of `reads` for a source (promotion.ts): stored rows get them too, in the
-   * same transaction (one UPDATE per segment), so a new endpoint is fast on the data it finds.
+   * Keep typed copies of exactly `reads` for a source (promotion.ts). Stored rows get new ones in
+   * the same transaction (one UPDATE per segment), so a new endpoint is fast on the data it finds;
+   * copies nothing reads any more are dropped, so commits stop computing them.
    */
   promote(sourceId: string, reads: NestedReads): Promise<void> {
     return this.exclusive(async () => {
       const current = this.layout(sourceId);
-      const merged = mergeReads(current.reads, reads);
-      if (JSON.stringify(merged) === JSON.stringify(current.reads)) return;
-      const backfilled = { ...current, reads: merged, segments: current.segments.map((segment) => ({ ...segment })) };
-      const backfill = backfilled.segments.flatMap((segment) => (segment.rows > 0 ? backfillSegment(segment, merged) : []));
-      const { layout, statements } = this.planWidening(backfilled, current.fields);
-      await this.transaction([...backfill, ...statements, createPromotedViewSql(layout), ...saveReadsSql(layout.view, merged)]);
+      const kept = keptReads(current.reads, reads);
+      if (JSON.stringify(kept) === JSON.stringify(current.reads)) return;
+      const next = { ...current, reads: kept, segments: current.segments.map((segment) => ({ ...segment })) };
+      const refill = next.segments.flatMap((segment) => (segment.rows > 0 ? refillSegment(segment, kept) : []));
+      const { layout, statements } = this.planWidening(next, current.fields);
+      await this.transaction([...refill, ...statements, createPromotedViewSql(layout), ...saveReadsSql(layout.view, kept)]);
       this.replaceLayout(layout);
     });
   }
@@ -389,17 +390,21 @@ export class DuckDbWarehouse implements Warehouse {
 }
 
 /**
- * Add the promoted columns a segment with rows lacks, computed from its own nested columns;
- * updates `segment.hidden`. Columns it has keep their type (the promoted view casts them).
+ * Make a segment with rows store the promoted columns `reads` asks for: those it lacks added and
+ * computed from its own nested columns, those nothing asks for dropped; updates `segment.hidden`.
+ * Columns it keeps keep their type (the promoted view casts them).
  */
-function backfillSegment(segment: Segment, reads: NestedReads): string[] {
-  const missing = [...storedColumns(segment.fields, reads)].filter(([name]) => !segment.hidden.has(name));
-  if (missing.length === 0) return [];
-  segment.hidden = new Map([...segment.hidden, ...missing]);
+function refillSegment(segment: Segment, reads: NestedReads): string[] {
+  const wanted = storedColumns(segment.fields, reads);
+  const missing = [...wanted].filter(([name]) => !segment.hidden.has(name));
+  const unread = [...segment.hidden.keys()].filter((name) => !wanted.has(name));
+  segment.hidden = new Map([...[...segment.hidden].filter(([name]) => wanted.has(name)), ...missing]);
   const table = quoteIdent(segment.name);
   const adds = missing.map(([name, type]) => `ALTER TABLE ${table} ADD COLUMN ${quoteIdent(name)} ${type}`);
   const values = hiddenValues(segment.fields, new Map(missing)).map(({ name, sql }) => `${quoteIdent(name)} = ${sql}`);
-  return [...adds, `UPDATE ${table} SET ${values.join(', ')}`];
+  const drops = unread.map((name) => `ALTER TABLE ${table} DROP COLUMN ${quoteIdent(name)}`);
+  // Every ALTER before the UPDATE: DuckDB cannot commit a table altered after its rows changed.
+  return [...drops, ...adds, ...(values.length > 0 ? [`UPDATE ${table} SET ${values.join(', ')}`] : [])];
 }
 
 function sameHidden(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {

@@ -193,8 +193,14 @@ export function hiddenSelectItems(fields: RecordFields, hidden: ReadonlyMap<stri
   return hiddenValues(fields, hidden).map(({ name, sql }) => `${sql} AS ${quoteIdent(name)}`);
 }
 
-/** `current` plus `more`, in first-asked order, within the per-source bounds; lower-cased. */
-export function mergeReads(current: NestedReads, more: NestedReads): NestedReads {
-  const merge = (a: string[], b: string[], max: number) => [...new Set([...a, ...b.map((path) => path.toLowerCase())])].slice(0, max);
-  return { records: merge(current.records, more.records, MAX_PROMOTED_RECORDS), leaves: merge(current.leaves, more.leaves, MAX_PROMOTED_LEAVES) };
+/**
+ * The paths to keep when a source's queries now read `asked`: those kept already first, in their
+ * order (a leaf stored split keeps its base), then the new ones; lower case, within the bounds.
+ */
+export function keptReads(current: NestedReads, asked: NestedReads): NestedReads {
+  const keep = (kept: string[], wanted: string[], max: number) => {
+    const lower = new Set(wanted.map((path) => path.toLowerCase()));
+    return [...new Set([...kept.filter((path) => lower.has(path)), ...lower])].slice(0, max);
+  };
+  return { records: keep(current.records, asked.records, MAX_PROMOTED_RECORDS), leaves: keep(current.leaves, asked.leaves, MAX_PROMOTED_LEAVES) };
 }
