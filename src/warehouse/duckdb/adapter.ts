@@ -163,11 +163,14 @@ export class DuckDbWarehouse implements Warehouse {
    * the same transaction (one UPDATE per segment), so a new endpoint is fast on the data it finds;
    * copies nothing reads any more are dropped, so commits stop computing them.
    */
-  promote(sourceId: string, reads: NestedReads): Promise<void> {
+  async promote(sourceId: string, reads: NestedReads): Promise<void> {
+    const keeps = (layout: SourceLayout) => JSON.stringify(keptReads(layout.reads, reads)) === JSON.stringify(layout.reads);
+    // Asked for what it keeps (every source of an owner is, whenever an endpoint changes): no need to wait for a fold.
+    if (keeps(this.layout(sourceId))) return;
     return this.exclusive(async () => {
       const current = this.layout(sourceId);
+      if (keeps(current)) return;
       const kept = keptReads(current.reads, reads);
-      if (JSON.stringify(kept) === JSON.stringify(current.reads)) return;
       const next = { ...current, reads: kept, segments: current.segments.map((segment) => ({ ...segment })) };
       const refill = next.segments.flatMap((segment) => (segment.rows > 0 ? refillSegment(segment, kept) : []));
       const { layout, statements } = this.planWidening(next, current.fields);
