@@ -2,7 +2,8 @@ import type { Query } from './ir.ts';
 
 /**
  * One SQL engine's printer over the translator's tree. Implementations live beside their engine
- * (src/warehouse/<engine>/sql-generator.ts); `src/sql` never emits engine SQL itself.
+ * (src/warehouse/<engine>/sql-generator.ts), each a subclass of the shared printer (printer.ts)
+ * that spells what only its engine spells that way.
  */
 export interface SqlDialect {
   readonly name: string;

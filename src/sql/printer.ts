@@ -1,0 +1,398 @@
+/**
+ * The printer the engines share, after sqlglot's Generator: one walk over the translator's tree
+ * (ir.ts) that prints what every engine spells alike (WITH, set operations, SELECT clauses,
+ * joins, CASE, IN, windows), and asks its engine's subclass for the rest. A subclass
+ * (src/warehouse/<engine>/sql-generator.ts) supplies quoting, type names, parameters, its
+ * function table (sql-functions.ts), how it plans a FROM clause, and overrides any form it
+ * writes its own way.
+ *
+ * Printing is depth-first and left to right, so of two refusals in a query the first written
+ * is the one reported.
+ */
+
+import { andAll, conjunctsOf } from './analysis.ts';
+import type { Emitter } from './emitters.ts';
+import type { BigQueryFunction } from './functions.ts';
+import type * as ir from './ir.ts';
+import { invalidSql } from './parse.ts';
+
+export type ExprOf<Kind extends ir.Expr['kind']> = Extract<ir.Expr, { kind: Kind }>;
+export type UnnestStep = Extract<ir.FromStep, { kind: 'unnest' }>;
+export type JoinStep = Extract<ir.FromStep, { kind: 'join' }>;
+export type UnnestRelation = Extract<ir.Relation, { kind: 'unnest' }>;
+
+/** A SELECT's FROM clause as its engine planned it. */
+export interface PlannedFrom {
+  sql: string;
+  /** The WHERE conjuncts the SELECT prints: the planner may have moved some into `sql`, or added ON conditions. */
+  where: ir.Expr[];
+  /** An unqualified `*` would expand UNNEST elements (struct fields), which is unknowable without the schema. */
+  ambiguousStar: boolean;
+  /** Columns the plan added to a range variable (by alias, lower case) that `alias.*` must not show. */
+  hiddenColumns?: ReadonlyMap<string, readonly string[]>;
+}
+
+const COMPARISONS: ReadonlySet<ir.BinaryOperator> = new Set(['=', '!=', '<', '<=', '>', '>=']);
+const TRUE: ir.Expr = { kind: 'bool', value: true };
+
+export abstract class SqlPrinter {
+  readonly quoteIdentifier: (name: string) => string;
+  readonly quoteString: (value: string) => string;
+  /** How the engine spells each allow-listed function. */
+  protected abstract readonly functions: Readonly<Record<BigQueryFunction, Emitter>>;
+  /** The keyword of `* EXCEPT (columns)`. */
+  protected readonly starExcept: string = 'EXCEPT';
+
+  protected constructor(quoting: { identifier: (name: string) => string; string: (value: string) => string }) {
+    this.quoteIdentifier = quoting.identifier;
+    this.quoteString = quoting.string;
+  }
+
+  /** One statement of the engine's SQL for a validated query. */
+  print(query: ir.Query): string {
+    return this.query(query);
+  }
+
+  // ---- what every engine spells its own way -----------------------------------------------
+
+  protected abstract type(type: ir.TypeName): string;
+  /** The engine's placeholder for a bound `@name` parameter (never the value). */
+  protected abstract param(name: string): string;
+  /** Plans a SELECT's FROM clause: relations, joins and UNNESTs, and the WHERE left to print. */
+  protected abstract from(select: ir.Select, from: ir.From): PlannedFrom;
+  /** UNNEST as a FROM item: a table of the elements named by the alias (and of their offsets). */
+  protected abstract unnestRelation(relation: UnnestRelation): string;
+  /** `x IN UNNEST(list)` with BigQuery's three-valued result. */
+  protected abstract inUnnest(value: string, list: string): string;
+  protected abstract extract(part: ir.DatePart, value: string): string;
+  protected abstract interval(expr: ExprOf<'interval'>): string;
+  protected abstract struct(expr: ExprOf<'struct'>): string;
+  protected abstract field(base: string, name: string): string;
+  /** A struct field by its 1-based position. */
+  protected abstract fieldAt(base: string, position: number): string;
+  /** BigQuery's OFFSET / ORDINAL / SAFE_ subscripts. */
+  protected abstract subscript(expr: ExprOf<'subscript'>): string;
+  protected abstract quantile(expr: ExprOf<'quantile'>): string;
+  protected abstract quantiles(expr: ExprOf<'quantiles'>): string;
+
+  // ---- queries ------------------------------------------------------------------------------
+
+  protected query(query: ir.Query): string {
+    const ctes = query.ctes.length > 0 ? [this.with(query.ctes)] : [];
+    return [...ctes, ...this.queryBody(query)].join(' ');
+  }
+
+  private with(ctes: ir.Cte[]): string {
+    return `WITH ${ctes.map((cte) => `${this.quoteIdentifier(cte.name)} AS (${this.query(cte.query)})`).join(', ')}`;
+  }
+
+  /** Everything after WITH: the body, then its ORDER BY / LIMIT / OFFSET. */
+  protected queryBody(query: ir.Query): string[] {
+    return [this.setExpr(query.body), ...this.tail(query)];
+  }
+
+  protected tail(query: ir.Query): string[] {
+    const tail: string[] = [];
+    if (query.orderBy.length > 0) tail.push(`ORDER BY ${query.orderBy.map((item) => this.orderItem(item)).join(', ')}`);
+    if (query.limit) tail.push(`LIMIT ${this.expr(query.limit)}`);
+    if (query.offset) tail.push(`OFFSET ${this.expr(query.offset)}`);
+    return tail;
+  }
+
+  protected setExpr(body: ir.SetExpr): string {
+    switch (body.kind) {
+      case 'select':
+        return this.select(body.select);
+      case 'nested':
+        return `(${this.query(body.query)})`;
+      case 'setop': {
+        const operand = (side: ir.SetExpr) => (side.kind === 'setop' ? `(${this.setExpr(side)})` : this.setExpr(side));
+        return `${operand(body.left)} ${this.setOperator(body.op, body.all)} ${operand(body.right)}`;
+      }
+    }
+  }
+
+  protected setOperator(op: 'union' | 'intersect' | 'except', all: boolean): string {
+    return `${op.toUpperCase()}${all ? ' ALL' : ''}`;
+  }
+
+  private orderItem(item: ir.OrderItem): string {
+    return `${this.expr(item.expr)} ${item.descending ? 'DESC' : 'ASC'} NULLS ${item.nullsFirst ? 'FIRST' : 'LAST'}`;
+  }
+
+  /** One SELECT; with `owner`, also the ORDER BY / LIMIT / OFFSET of the query it is the body of. */
+  protected select(select: ir.Select, owner?: ir.Query): string {
+    const from = select.from ? this.from(select, select.from) : undefined;
+    const items = select.items.map((item) => this.selectItem(item, from));
+    const parts = [`SELECT ${select.distinct ? 'DISTINCT ' : ''}${items.join(', ')}`];
+    if (from) parts.push(`FROM ${from.sql}`);
+    const where = andAll(from ? from.where : conjunctsOf(select.where));
+    if (where) parts.push(`WHERE ${this.expr(where)}`);
+    if (select.groupBy.length > 0) parts.push(`GROUP BY ${select.groupBy.map((expr) => this.expr(expr)).join(', ')}`);
+    if (select.having) parts.push(`HAVING ${this.expr(select.having)}`);
+    if (select.qualify) parts.push(`QUALIFY ${this.expr(select.qualify)}`);
+    if (owner) parts.push(...this.tail(owner));
+    return parts.join(' ');
+  }
+
+  private selectItem(item: ir.SelectItem, from: PlannedFrom | undefined): string {
+    if (item.kind === 'expr') return `${this.selectedValue(item.expr)} AS ${this.quoteIdentifier(item.alias)}`;
+    if (item.qualifier === undefined && from?.ambiguousStar) {
+      throw invalidSql('SELECT * with UNNEST in FROM is not supported; list the columns (or use alias.*)');
+    }
+    const hidden = item.qualifier !== undefined ? (from?.hiddenColumns?.get(item.qualifier.toLowerCase()) ?? []) : [];
+    const excluded = [...hidden, ...item.except];
+    const star = item.qualifier !== undefined ? `${this.quoteIdentifier(item.qualifier)}.*` : '*';
+    return excluded.length > 0 ? `${star} ${this.starExcept} (${excluded.map(this.quoteIdentifier).join(', ')})` : star;
+  }
+
+  /** A value as it leaves a SELECT, where an engine may need to restore BigQuery's type. */
+  protected selectedValue(expr: ir.Expr): string {
+    return this.expr(expr);
+  }
+
+  // ---- FROM ----------------------------------------------------------------------------------
+
+  protected relation(relation: ir.Relation): string {
+    switch (relation.kind) {
+      case 'source':
+        // The warehouse hands the relation over as SQL already (a quoted or qualified name).
+        return `${relation.relation} AS ${this.quoteIdentifier(relation.alias)}`;
+      case 'cte':
+        return `${this.quoteIdentifier(relation.name)} AS ${this.quoteIdentifier(relation.alias)}`;
+      case 'subquery':
+        return `(${this.query(relation.query)})${relation.alias ? ` AS ${this.quoteIdentifier(relation.alias)}` : ''}`;
+      case 'unnest':
+        return this.unnestRelation(relation);
+    }
+  }
+
+  /** A JOIN of a relation, with its leading space. */
+  protected join(step: JoinStep): string {
+    const relation = this.relation(step.relation);
+    if (step.type === 'cross') return ` CROSS JOIN ${relation}`;
+    const join = ` ${this.joinType(step.type)} JOIN ${relation}`;
+    if (step.using) return `${join} USING (${step.using.map(this.quoteIdentifier).join(', ')})`;
+    return `${join} ON ${this.joinCondition(step.on)}`;
+  }
+
+  protected joinType(type: Exclude<JoinStep['type'], 'cross'>): string {
+    return type.toUpperCase();
+  }
+
+  /** The ON condition; a join written without one joins on TRUE. */
+  protected joinCondition(on: ir.Expr | undefined): string {
+    return this.expr(on ?? TRUE);
+  }
+
+  // ---- expressions ---------------------------------------------------------------------------
+
+  protected expr(expr: ir.Expr): string {
+    switch (expr.kind) {
+      case 'ref':
+        return this.ref(expr.path);
+      case 'number':
+        return this.number(expr.text);
+      case 'string':
+        return this.quoteString(expr.value);
+      case 'bool':
+        return expr.value ? 'TRUE' : 'FALSE';
+      case 'null':
+        return 'NULL';
+      case 'typed_literal':
+        return this.typedLiteral(expr.type, this.quoteString(expr.value));
+      case 'param':
+        return this.param(expr.name);
+      case 'binary':
+        return this.binary(expr);
+      case 'not':
+        return `(NOT ${this.expr(expr.expr)})`;
+      case 'negate':
+        return `(- ${this.expr(expr.expr)})`;
+      case 'is':
+        return this.is(expr);
+      case 'distinct_from':
+        return this.distinctFrom(expr);
+      case 'like':
+        return `(${this.expr(expr.expr)} ${expr.negated ? 'NOT ' : ''}LIKE ${this.expr(expr.pattern)}${this.likeEscape(expr.pattern)})`;
+      case 'between':
+        return this.between(expr);
+      case 'in_list':
+        return `(${this.expr(expr.expr)} ${expr.negated ? 'NOT ' : ''}IN (${expr.list.map((item) => this.expr(item)).join(', ')}))`;
+      case 'in_subquery':
+        return `(${this.expr(expr.expr)} ${expr.negated ? 'NOT ' : ''}IN (${this.query(expr.query)}))`;
+      case 'in_unnest': {
+        const test = this.inUnnest(this.expr(expr.expr), this.expr(expr.array));
+        return expr.negated ? `(NOT ${test})` : test;
+      }
+      case 'exists':
+        return this.exists(expr.query, expr.negated);
+      case 'subquery':
+        return this.scalarSubquery(expr.query);
+      case 'array_subquery':
+        return this.arraySubquery(expr.query);
+      case 'case':
+        return this.caseExpr(expr);
+      case 'cast':
+        return this.cast(expr);
+      case 'extract':
+        return this.extract(expr.part, this.expr(expr.expr));
+      case 'interval':
+        return this.interval(expr);
+      case 'date_part':
+        throw invalidSql(`date part ${expr.part.toUpperCase()} is only valid as a function argument`);
+      case 'array':
+        return `[${expr.elements.map((element) => this.expr(element)).join(', ')}]`;
+      case 'struct':
+        return this.struct(expr);
+      case 'field':
+        return this.field(this.expr(expr.base), expr.name);
+      case 'subscript':
+        return this.subscript(expr);
+      case 'field_at':
+        return this.fieldAt(this.expr(expr.base), expr.position + 1);
+      case 'call':
+        return this.call(expr);
+      case 'quantile':
+        return this.quantile(expr);
+      case 'quantiles':
+        return this.quantiles(expr);
+      case 'position':
+        return String(expr.position);
+    }
+  }
+
+  protected ref(path: string[]): string {
+    return path.map(this.quoteIdentifier).join('.');
+  }
+
+  protected number(text: string): string {
+    return text;
+  }
+
+  /** `TIMESTAMP '…'` and the like, given the value already quoted. */
+  protected typedLiteral(type: ir.ScalarTypeName, quoted: string): string {
+    return `CAST(${quoted} AS ${this.type(type)})`;
+  }
+
+  private binary(expr: ExprOf<'binary'>): string {
+    const comparison = COMPARISONS.has(expr.op);
+    const left = comparison ? this.comparand(expr.left, expr.right) : this.expr(expr.left);
+    const right = comparison ? this.comparand(expr.right, expr.left) : this.expr(expr.right);
+    return this.operator(expr.op, left, right);
+  }
+
+  /** One side of a comparison with `other` (whose SQL is `otherSql` when already printed). */
+  protected comparand(side: ir.Expr, _other: ir.Expr, _otherSql?: string): string {
+    return this.expr(side);
+  }
+
+  protected operator(op: ir.BinaryOperator, left: string, right: string): string {
+    return `(${left} ${op} ${right})`;
+  }
+
+  protected is(expr: ExprOf<'is'>): string {
+    return `(${this.expr(expr.expr)} IS ${expr.negated ? 'NOT ' : ''}${expr.test.toUpperCase()})`;
+  }
+
+  protected distinctFrom(expr: ExprOf<'distinct_from'>): string {
+    return `(${this.expr(expr.left)} IS ${expr.negated ? 'NOT ' : ''}DISTINCT FROM ${this.expr(expr.right)})`;
+  }
+
+  /** What follows a LIKE pattern: BigQuery escapes with backslash, which an engine may have to say. */
+  protected likeEscape(_pattern: ir.Expr): string {
+    return '';
+  }
+
+  private between(expr: ExprOf<'between'>): string {
+    const value = this.expr(expr.expr);
+    const bound = (side: ir.Expr) => this.comparand(side, expr.expr, value);
+    return `(${value} ${expr.negated ? 'NOT ' : ''}BETWEEN ${bound(expr.low)} AND ${bound(expr.high)})`;
+  }
+
+  protected exists(query: ir.Query, negated: boolean): string {
+    return `(${negated ? 'NOT ' : ''}EXISTS (${this.query(query)}))`;
+  }
+
+  protected scalarSubquery(query: ir.Query): string {
+    return `(${this.query(query)})`;
+  }
+
+  protected arraySubquery(query: ir.Query): string {
+    return `ARRAY(${this.query(query)})`;
+  }
+
+  private caseExpr(expr: ExprOf<'case'>): string {
+    const operand = expr.operand ? ` ${this.expr(expr.operand)}` : '';
+    const whens = expr.whens.map((when) => ` WHEN ${this.expr(when.when)} THEN ${this.expr(when.then)}`).join('');
+    const otherwise = expr.else ? ` ELSE ${this.expr(expr.else)}` : '';
+    return `(CASE${operand}${whens}${otherwise} END)`;
+  }
+
+  protected cast(expr: ExprOf<'cast'>): string {
+    return `${expr.safe ? 'TRY_CAST' : 'CAST'}(${this.expr(expr.expr)} AS ${this.type(expr.type)})`;
+  }
+
+  // ---- function calls and windows ------------------------------------------------------------
+
+  private call(expr: ExprOf<'call'>): string {
+    const emit = this.functions[expr.fn];
+    return emit({
+      args: expr.args.map((arg) => this.argument(arg)),
+      raw: expr.args,
+      distinct: expr.distinct ? 'DISTINCT ' : '',
+      over: this.callWindow(expr),
+      star: expr.star === true,
+    });
+  }
+
+  /** Date-part keywords reach the emitters as quoted part names ('hour'); they read `raw` for more. */
+  private argument(arg: ir.Expr): string {
+    return arg.kind === 'date_part' ? this.quoteString(arg.part) : this.expr(arg);
+  }
+
+  /** The OVER clause of a function call. */
+  protected callWindow(expr: ExprOf<'call'>): string {
+    return this.over(expr.over);
+  }
+
+  /** ` OVER (…)`, or '' without a window; `wholePartition` replaces the frame with the whole partition. */
+  protected over(over: ir.WindowSpec | undefined, wholePartition = false): string {
+    if (!over) return '';
+    const parts: string[] = [];
+    if (over.partitionBy.length > 0) parts.push(`PARTITION BY ${over.partitionBy.map((expr) => this.expr(expr)).join(', ')}`);
+    if (over.orderBy.length > 0) parts.push(`ORDER BY ${over.orderBy.map((item) => this.orderItem(item)).join(', ')}`);
+    if (wholePartition) parts.push('ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING');
+    else if (over.frame) parts.push(this.frame(over.frame));
+    return ` OVER (${parts.join(' ')})`;
+  }
+
+  private frame({ units, start, end }: NonNullable<ir.WindowSpec['frame']>): string {
+    const bounds = end ? `BETWEEN ${this.frameBound(start)} AND ${this.frameBound(end)}` : this.frameBound(start);
+    return `${units.toUpperCase()} ${bounds}`;
+  }
+
+  private frameBound(bound: ir.FrameBound): string {
+    switch (bound.kind) {
+      case 'unbounded_preceding':
+        return 'UNBOUNDED PRECEDING';
+      case 'unbounded_following':
+        return 'UNBOUNDED FOLLOWING';
+      case 'current_row':
+        return 'CURRENT ROW';
+      case 'preceding':
+        return `${this.expr(bound.offset)} PRECEDING`;
+      case 'following':
+        return `${this.expr(bound.offset)} FOLLOWING`;
+    }
+  }
+}
+
+/**
+ * Whether BigQuery's unqualified `*` over this FROM would expand UNNEST elements, whose struct
+ * fields only the schema knows. Generated series are plain values and expand to one column.
+ */
+export function starExpandsUnnestElements(from: ir.From): boolean {
+  const arrays = [...(from.base.kind === 'unnest' ? [from.base.array] : []), ...from.steps.flatMap((step) => (step.kind === 'unnest' ? [step.array] : []))];
+  return !arrays.every((array) => array.kind === 'call' && (array.fn === 'generate_array' || array.fn === 'generate_timestamp_array'));
+}
