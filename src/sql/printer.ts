@@ -67,9 +67,8 @@ export abstract class SqlPrinter {
   protected abstract extract(part: ir.DatePart, value: string): string;
   protected abstract interval(expr: ExprOf<'interval'>): string;
   protected abstract struct(expr: ExprOf<'struct'>): string;
-  protected abstract field(base: string, name: string): string;
-  /** A struct field by its 1-based position. */
-  protected abstract fieldAt(base: string, position: number): string;
+  /** The functions that read a struct field by name and by 1-based position. */
+  protected abstract readonly fieldFunctions: { byName: string; byPosition: string };
   /** BigQuery's OFFSET / ORDINAL / SAFE_ subscripts. */
   protected abstract subscript(expr: ExprOf<'subscript'>): string;
   protected abstract quantile(expr: ExprOf<'quantile'>): string;
@@ -196,7 +195,7 @@ export abstract class SqlPrinter {
       case 'string':
         return this.quoteString(expr.value);
       case 'bool':
-        return expr.value ? 'TRUE' : 'FALSE';
+        return this.bool(expr.value);
       case 'null':
         return 'NULL';
       case 'typed_literal':
@@ -246,11 +245,11 @@ export abstract class SqlPrinter {
       case 'struct':
         return this.struct(expr);
       case 'field':
-        return this.field(this.expr(expr.base), expr.name);
+        return `${this.fieldFunctions.byName}(${this.expr(expr.base)}, ${this.quoteString(expr.name)})`;
       case 'subscript':
         return this.subscript(expr);
       case 'field_at':
-        return this.fieldAt(this.expr(expr.base), expr.position + 1);
+        return `${this.fieldFunctions.byPosition}(${this.expr(expr.base)}, ${expr.position + 1})`;
       case 'call':
         return this.call(expr);
       case 'quantile':
@@ -268,6 +267,10 @@ export abstract class SqlPrinter {
 
   protected number(text: string): string {
     return text;
+  }
+
+  protected bool(value: boolean): string {
+    return value ? 'TRUE' : 'FALSE';
   }
 
   /** `TIMESTAMP '…'` and the like, given the value already quoted. */
@@ -299,7 +302,7 @@ export abstract class SqlPrinter {
     return `(${this.expr(expr.left)} IS ${expr.negated ? 'NOT ' : ''}DISTINCT FROM ${this.expr(expr.right)})`;
   }
 
-  /** What follows a LIKE pattern: BigQuery escapes with backslash, which an engine may have to say. */
+  /** What follows a LIKE pattern: BigQuery escapes with backslash, an engine without that default says so. */
   protected likeEscape(_pattern: ir.Expr): string {
     return '';
   }

@@ -1,5 +1,5 @@
 /**
- * ClickHouse printer for the translator's tree (src/sql/ir.ts), beside the DuckDB one.
+ * ClickHouse's part of the printer (src/sql/printer.ts prints what the engines share).
  *
  * Types: BigQuery TIMESTAMP is DateTime64(6, 'UTC') and DATETIME a DateTime64 without that
  * explicit zone (results.ts tells them apart by it), DATE is Date32, INT64 Int64 (counts and
@@ -23,35 +23,14 @@
  * (see array-join.ts).
  */
 
-import { andAll, conjunctsOf, namesUsedBy } from '../../sql/analysis.ts';
+import { conjunctsOf, namesUsedBy } from '../../sql/analysis.ts';
 import type { SqlDialect } from '../../sql/dialect.ts';
 import type { BigQueryFunction } from '../../sql/functions.ts';
 import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
+import { type ExprOf, type JoinStep, type PlannedFrom, SqlPrinter, starExpandsUnnestElements, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
 import { planArrayJoins } from './array-join.ts';
 import { FUNCTION_EMITTERS } from './sql-functions.ts';
-
-export const clickhouseDialect: SqlDialect = {
-  name: 'clickhouse',
-  generate: (query) => printQuery(query),
-};
-
-/**
- * The printer as it was before subcolumn ARRAY JOINs (array-join.ts): every UNNEST joins whole
- * records. Kept for measuring the difference (bench/clickhouse.ts) and for comparing rows.
- */
-export const wholeRecordDialect: SqlDialect = {
-  name: 'clickhouse',
-  generate: (query) => {
-    pruneArrayJoins = false;
-    try {
-      return printQuery(query);
-    } finally {
-      pruneArrayJoins = true;
-    }
-  },
-};
-let pruneArrayJoins = true;
 
 export function quoteIdentifier(name: string): string {
   return `\`${name.replaceAll('\\', '\\\\').replaceAll('`', '\\`')}\``;
@@ -62,94 +41,16 @@ export function quoteString(value: string): string {
   return `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
 }
 
-/** LEFT ARRAY JOIN aliases of the SELECTs being printed, innermost last. */
-const keptEmptyScopes: Array<Set<string>> = [];
-/** Per SELECT being printed (innermost last): UNNEST aliases read as subcolumns, field path → column. */
-const subcolumnScopes: Array<Map<string, Map<string, string>>> = [];
 const presenceColumn = (alias: string) => quoteIdentifier(`__present_${alias}`);
 
-// ---- queries -------------------------------------------------------------------------------
-
-function printQuery(query: ir.Query): string {
-  const parts: string[] = [];
-  if (query.ctes.length > 0) {
-    parts.push(`WITH ${query.ctes.map((cte) => `${quoteIdentifier(cte.name)} AS (${printQuery(cte.query)})`).join(', ')}`);
-  }
-  // ORDER BY names the SELECT's UNNEST aliases too, so a SELECT prints its query's tail itself.
-  if (query.body.kind === 'select') return [...parts, printSelect(query.body.select, query)].join(' ');
-  const tail = printTail(query);
-  // ClickHouse applies ORDER BY / LIMIT after a UNION to its last SELECT only: wrap the set.
-  if (query.body.kind === 'setop' && tail.length > 0) parts.push(`SELECT * FROM (${printSetExpr(query.body)})`);
-  else parts.push(printSetExpr(query.body));
-  return [...parts, ...tail].join(' ');
-}
-
-function printTail(query: ir.Query): string[] {
-  const tail: string[] = [];
-  if (query.orderBy.length > 0) tail.push(`ORDER BY ${query.orderBy.map(printOrderItem).join(', ')}`);
-  if (query.limit) tail.push(`LIMIT ${printExpr(query.limit)}`);
-  if (query.offset) tail.push(`OFFSET ${printExpr(query.offset)}`);
-  return tail;
-}
-
-function printSetExpr(body: ir.SetExpr): string {
-  switch (body.kind) {
-    case 'select':
-      return printSelect(body.select);
-    case 'nested':
-      return `(${printQuery(body.query)})`;
-    case 'setop': {
-      const operand = (side: ir.SetExpr) => (side.kind === 'setop' ? `(${printSetExpr(side)})` : printSetExpr(side));
-      return `${operand(body.left)} ${body.op.toUpperCase()} ${body.all ? 'ALL' : 'DISTINCT'} ${operand(body.right)}`;
-    }
-  }
-}
-
-function printOrderItem(item: ir.OrderItem): string {
-  return `${printExpr(item.expr)} ${item.descending ? 'DESC' : 'ASC'} NULLS ${item.nullsFirst ? 'FIRST' : 'LAST'}`;
-}
-
-/** One SELECT; with `query`, also that query's ORDER BY / LIMIT, which may read its aliases. */
-function printSelect(select: ir.Select, query?: ir.Query): string {
-  const kept = new Set<string>();
-  const arrayJoins = pruneArrayJoins ? planArrayJoins(select, query?.orderBy ?? []) : undefined;
-  keptEmptyScopes.push(kept);
-  subcolumnScopes.push(arrayJoins?.leaves ?? new Map());
-  try {
-    const planned = select.from ? planFrom(select.from, kept, arrayJoins?.clauses) : undefined;
-    const where = [...conjunctsOf(select.where), ...(planned?.where ?? [])];
-    const items = select.items.map((item) => printSelectItem(item, planned?.ambiguousStar ?? false));
-    const parts = [`SELECT ${select.distinct ? 'DISTINCT ' : ''}${items.join(', ')}`];
-    if (planned) parts.push(`FROM ${planned.sql}`);
-    const whereExpr = andAll(where);
-    if (whereExpr) parts.push(`WHERE ${printExpr(whereExpr)}`);
-    if (select.groupBy.length > 0) parts.push(`GROUP BY ${select.groupBy.map(printExpr).join(', ')}`);
-    if (select.having) parts.push(`HAVING ${printExpr(select.having)}`);
-    if (select.qualify) parts.push(`QUALIFY ${printExpr(select.qualify)}`);
-    if (query) parts.push(...printTail(query));
-    return parts.join(' ');
-  } finally {
-    keptEmptyScopes.pop();
-    subcolumnScopes.pop();
-  }
-}
-
-function printSelectItem(item: ir.SelectItem, ambiguousStar: boolean): string {
-  if (item.kind === 'expr') return `${printOutput(item.expr)} AS ${quoteIdentifier(item.alias)}`;
-  if (item.qualifier === undefined && ambiguousStar) {
-    throw invalidSql('SELECT * with UNNEST in FROM is not supported; list the columns (or use alias.*)');
-  }
-  const star = item.qualifier !== undefined ? `${quoteIdentifier(item.qualifier)}.*` : '*';
-  return item.except.length > 0 ? `${star} EXCEPT (${item.except.map(quoteIdentifier).join(', ')})` : star;
-}
-
-/**
- * A selected value. ClickHouse comparisons and logical operators return UInt8; BigQuery returns
- * BOOL, so boolean-shaped expressions are cast to Bool where they leave a SELECT.
- */
-function printOutput(expr: ir.Expr): string {
-  const printed = printExpr(expr);
-  return isBooleanShaped(expr) ? `CAST(${printed} AS Nullable(Bool))` : printed;
+/** What the expressions of the SELECT being printed need to know about its ARRAY JOINs. */
+interface SelectScope {
+  /** LEFT ARRAY JOIN aliases (lower case): their elements are defaults, not NULL, for an empty array. */
+  keptEmpty: Set<string>;
+  /** UNNEST aliases read as subcolumns: alias → field path → column. */
+  subcolumns: Map<string, Map<string, string>>;
+  /** The ARRAY JOIN clause of a step printed as subcolumns (array-join.ts). */
+  arrayJoins?: Map<UnnestStep, string>;
 }
 
 const BOOLEAN_FUNCTIONS: ReadonlySet<string> = new Set(['starts_with', 'ends_with', 'regexp_contains', 'logical_and', 'logical_or']);
@@ -175,77 +76,10 @@ function isBooleanShaped(expr: ir.Expr): boolean {
   }
 }
 
-// ---- FROM ----------------------------------------------------------------------------------
+const isAlwaysTrue = (on: ir.Expr | undefined) => !on || (on.kind === 'bool' && on.value);
+const isTextLiteral = (expr: ir.Expr) => expr.kind === 'param' || expr.kind === 'string';
 
-interface PlannedFrom {
-  sql: string;
-  /** Conditions of `JOIN UNNEST(…) ON cond`, which filter like WHERE. */
-  where: ir.Expr[];
-  /** BigQuery's `*` would expand UNNEST elements (struct fields): refused, as on DuckDB. */
-  ambiguousStar: boolean;
-}
-
-type UnnestStep = Extract<ir.FromStep, { kind: 'unnest' }>;
-
-function planFrom(from: ir.From, kept: Set<string>, subcolumnJoins: Map<UnnestStep, string> | undefined): PlannedFrom {
-  let sql = printRelation(from.base);
-  const where: ir.Expr[] = [];
-  for (const step of from.steps) {
-    if (step.kind === 'unnest') {
-      sql += subcolumnJoins?.get(step) ?? arrayJoin(step);
-      if (step.keepEmpty) kept.add(step.alias.toLowerCase());
-      where.push(...conjunctsOf(step.condition));
-    } else {
-      sql += printJoinStep(step);
-    }
-  }
-  const unnests = [...(from.base.kind === 'unnest' ? [from.base.array] : []), ...from.steps.flatMap((step) => (step.kind === 'unnest' ? [step.array] : []))];
-  const onlyGeneratedSeries = unnests.every((array) => array.kind === 'call' && (array.fn === 'generate_array' || array.fn === 'generate_timestamp_array'));
-  return { sql, where, ambiguousStar: !onlyGeneratedSeries };
-}
-
-/** One UNNEST step as ARRAY JOIN; several arrays in one ARRAY JOIN are zipped, row by row. */
-function arrayJoin(step: UnnestStep): string {
-  const array = printExpr(step.array);
-  const columns = [`${array} AS ${quoteIdentifier(step.alias)}`];
-  if (step.offsetAlias) columns.push(`range(length(${array})) AS ${quoteIdentifier(step.offsetAlias)}`);
-  if (step.keepEmpty) columns.push(`arrayEnumerate(${array}) AS ${presenceColumn(step.alias.toLowerCase())}`);
-  return ` ${step.keepEmpty ? 'LEFT ' : ''}ARRAY JOIN ${columns.join(', ')}`;
-}
-
-function printJoinStep(step: Extract<ir.FromStep, { kind: 'join' }>): string {
-  const relation = printRelation(step.relation);
-  if (step.type === 'cross') return ` CROSS JOIN ${relation}`;
-  const join = ` ${step.type === 'full' ? 'FULL OUTER' : step.type.toUpperCase()} JOIN ${relation}`;
-  if (step.using) return `${join} USING (${step.using.map(quoteIdentifier).join(', ')})`;
-  if (!step.on || (step.on.kind === 'bool' && step.on.value)) {
-    if (step.type === 'inner') return ` CROSS JOIN ${relation}`;
-    return `${join} ON 1 = 1`;
-  }
-  return `${join} ON ${printExpr(step.on)}`;
-}
-
-function printRelation(relation: ir.Relation): string {
-  switch (relation.kind) {
-    case 'source':
-      // The warehouse hands us the relation as SQL already (a qualified view name).
-      return `${relation.relation} AS ${quoteIdentifier(relation.alias)}`;
-    case 'cte':
-      return `${quoteIdentifier(relation.name)} AS ${quoteIdentifier(relation.alias)}`;
-    case 'subquery':
-      return `(${printQuery(relation.query)})${relation.alias ? ` AS ${quoteIdentifier(relation.alias)}` : ''}`;
-    case 'unnest': {
-      // UNNEST as the whole FROM: its elements as a one-column table named by the alias.
-      const array = printExpr(relation.array);
-      const columns = [quoteIdentifier(relation.alias), ...(relation.offsetAlias ? [quoteIdentifier(relation.offsetAlias)] : [])];
-      const joined = [`${array} AS ${quoteIdentifier(relation.alias)}`, ...(relation.offsetAlias ? [`range(length(${array})) AS ${quoteIdentifier(relation.offsetAlias)}`] : [])];
-      return `(SELECT ${columns.join(', ')} FROM system.one ARRAY JOIN ${joined.join(', ')}) AS ${quoteIdentifier(`__unnest_${relation.alias}`)}`;
-    }
-  }
-}
-
-// ---- subqueries over an UNNEST ---------------------------------------------------------------
-
+/** `(SELECT … FROM UNNEST(arr) AS x [WHERE c])`, printed for array functions. */
 interface UnnestOnly {
   array: string;
   alias: string;
@@ -254,21 +88,7 @@ interface UnnestOnly {
   select: ir.Select;
 }
 
-/**
- * `(SELECT … FROM UNNEST(arr) AS x [WHERE c])` with nothing else: usually correlated with the
- * outer row (ClickHouse cannot correlate a FROM), so it is computed with array functions.
- */
-function unnestOnly(query: ir.Query): UnnestOnly | undefined {
-  if (query.ctes.length > 0 || query.orderBy.length > 0 || query.limit || query.offset || query.body.kind !== 'select') return undefined;
-  const select = query.body.select;
-  const base = select.from?.base;
-  if (!base || base.kind !== 'unnest' || base.offsetAlias || select.from!.steps.length > 0) return undefined;
-  if (select.distinct || select.groupBy.length > 0 || select.having || select.qualify || select.items.length !== 1) return undefined;
-  const array = printExpr(base.array);
-  const alias = quoteIdentifier(base.alias);
-  const filtered = select.where ? `arrayFilter(${alias} -> ${printExpr(select.where)}, ${array})` : array;
-  return { array, alias, filtered, select };
-}
+const containsAggregate = (expr: ir.Expr) => namesUsedBy(expr).pinned;
 
 const ARRAY_REDUCERS: Partial<Record<BigQueryFunction, string>> = {
   sum: 'sum',
@@ -279,45 +99,6 @@ const ARRAY_REDUCERS: Partial<Record<BigQueryFunction, string>> = {
   logical_and: 'min',
   logical_or: 'max',
 };
-
-function printScalarSubquery(query: ir.Query): string {
-  const shape = unnestOnly(query);
-  const item = shape?.select.items[0];
-  if (shape && item?.kind === 'expr' && item.expr.kind === 'call' && !item.expr.over && !item.expr.distinct) {
-    const call = item.expr;
-    if (call.fn === 'count') {
-      if (call.star || call.args.length === 0) return `toInt64(length(${shape.filtered}))`;
-      return `toInt64(arrayCount(${shape.alias} -> isNotNull(${printExpr(call.args[0]!)}), ${shape.filtered}))`;
-    }
-    if (call.fn === 'countif') return `toInt64(arrayCount(${shape.alias} -> ${printExpr(call.args[0]!)}, ${shape.filtered}))`;
-    const reducer = ARRAY_REDUCERS[call.fn];
-    if (reducer && call.args.length === 1) {
-      return `arrayReduce('${reducer}OrNull', arrayMap(${shape.alias} -> ${printExpr(call.args[0]!)}, ${shape.filtered}))`;
-    }
-  }
-  return `(${printQuery(query)})`;
-}
-
-function printArraySubquery(query: ir.Query): string {
-  const shape = unnestOnly(query);
-  const item = shape?.select.items[0];
-  if (shape && item?.kind === 'expr' && !containsAggregate(item.expr)) {
-    return `arrayMap(${shape.alias} -> ${printExpr(item.expr)}, ${shape.filtered})`;
-  }
-  return `(SELECT groupArray(*) FROM (${printQuery(query)}))`;
-}
-
-function printExists(query: ir.Query, negated: boolean): string {
-  const shape = unnestOnly(query);
-  const test = shape ? `arrayExists(${shape.alias} -> ${shape.select.where ? printExpr(shape.select.where) : '1'}, ${shape.array})` : `EXISTS (${printQuery(query)})`;
-  return negated ? `(NOT ${test})` : `(${test})`;
-}
-
-function containsAggregate(expr: ir.Expr): boolean {
-  return namesUsedBy(expr).pinned;
-}
-
-// ---- expressions ---------------------------------------------------------------------------
 
 const TYPE_NAMES: Record<ir.ScalarTypeName, string | undefined> = {
   INT64: 'Int64',
@@ -334,17 +115,6 @@ const TYPE_NAMES: Record<ir.ScalarTypeName, string | undefined> = {
   JSON: 'String',
 };
 
-export function printType(type: ir.TypeName): string {
-  if (typeof type !== 'string') return `Array(${nullableType(type.array)})`;
-  const name = TYPE_NAMES[type];
-  if (!name) throw invalidSql(`type ${type} is not supported on ClickHouse`);
-  return name;
-}
-
-function nullableType(type: ir.TypeName): string {
-  return typeof type === 'string' ? `Nullable(${printType(type)})` : printType(type);
-}
-
 const INTERVAL_FUNCTIONS: Partial<Record<ir.DatePart, string>> = {
   microsecond: 'toIntervalMicrosecond',
   millisecond: 'toIntervalMillisecond',
@@ -358,299 +128,354 @@ const INTERVAL_FUNCTIONS: Partial<Record<ir.DatePart, string>> = {
   year: 'toIntervalYear',
 };
 
-export function printExpr(expr: ir.Expr): string {
-  switch (expr.kind) {
-    case 'ref':
-      return printRef(expr.path);
-    case 'number':
-      return expr.text;
-    case 'string':
-      return quoteString(expr.value);
-    case 'bool':
-      return expr.value ? 'true' : 'false';
-    case 'null':
-      return 'NULL';
-    case 'typed_literal':
-      return printTypedLiteral(expr.type, quoteString(expr.value));
-    case 'param':
-      return `{${expr.name}:Nullable(String)}`;
-    case 'binary':
-      return printBinary(expr);
-    case 'not':
-      return `(NOT ${printExpr(expr.expr)})`;
-    case 'negate':
-      return `(- ${printExpr(expr.expr)})`;
-    case 'is':
-      return printIs(expr);
-    case 'distinct_from':
-      return `(${expr.negated ? 'isNotDistinctFrom' : 'isDistinctFrom'}(${printExpr(expr.left)}, ${printExpr(expr.right)}))`;
-    case 'like':
-      // ClickHouse LIKE, like BigQuery's, treats backslash as the escape character.
-      return `(${printExpr(expr.expr)} ${expr.negated ? 'NOT ' : ''}LIKE ${printExpr(expr.pattern)})`;
-    case 'between': {
-      const value = printExpr(expr.expr);
-      const bound = (side: ir.Expr) => printComparand(side, expr.expr, value);
-      return `(${value} ${expr.negated ? 'NOT ' : ''}BETWEEN ${bound(expr.low)} AND ${bound(expr.high)})`;
+class ClickHousePrinter extends SqlPrinter {
+  protected override readonly functions = FUNCTION_EMITTERS;
+  protected override readonly fieldFunctions = { byName: 'tupleElement', byPosition: 'tupleElement' };
+  /** Per SELECT being printed, innermost last. */
+  private readonly scopes: SelectScope[] = [];
+
+  /** `subcolumnArrayJoins`: UNNEST chains join the leaf subcolumns they read (array-join.ts), not whole records. */
+  constructor(private readonly subcolumnArrayJoins: boolean) {
+    super({ identifier: quoteIdentifier, string: quoteString });
+  }
+
+  protected override queryBody(query: ir.Query): string[] {
+    // ORDER BY names the SELECT's UNNEST aliases too, so a SELECT prints its query's tail itself.
+    if (query.body.kind === 'select') return [this.select(query.body.select, query)];
+    const tail = this.tail(query);
+    // ClickHouse applies ORDER BY / LIMIT after a UNION to its last SELECT only: wrap the set.
+    if (query.body.kind === 'setop' && tail.length > 0) return [`SELECT * FROM (${this.setExpr(query.body)})`, ...tail];
+    return [this.setExpr(query.body), ...tail];
+  }
+
+  protected override setOperator(op: 'union' | 'intersect' | 'except', all: boolean): string {
+    return `${op.toUpperCase()} ${all ? 'ALL' : 'DISTINCT'}`;
+  }
+
+  protected override select(select: ir.Select, owner?: ir.Query): string {
+    const arrayJoins = this.subcolumnArrayJoins ? planArrayJoins(select, owner?.orderBy ?? []) : undefined;
+    this.scopes.push({ keptEmpty: new Set(), subcolumns: arrayJoins?.leaves ?? new Map(), arrayJoins: arrayJoins?.clauses });
+    try {
+      return super.select(select, owner);
+    } finally {
+      this.scopes.pop();
     }
-    case 'in_list':
-      return `(${printExpr(expr.expr)} ${expr.negated ? 'NOT ' : ''}IN (${expr.list.map(printExpr).join(', ')}))`;
-    case 'in_subquery':
-      return `(${printExpr(expr.expr)} ${expr.negated ? 'NOT ' : ''}IN (${printQuery(expr.query)}))`;
-    case 'in_unnest': {
-      const test = printInUnnest(printExpr(expr.expr), printExpr(expr.array));
-      return expr.negated ? `(NOT ${test})` : test;
+  }
+
+  /**
+   * ClickHouse comparisons and logical operators return UInt8; BigQuery returns BOOL, so
+   * boolean-shaped expressions are cast to Bool where they leave a SELECT.
+   */
+  protected override selectedValue(expr: ir.Expr): string {
+    const printed = this.expr(expr);
+    return isBooleanShaped(expr) ? `CAST(${printed} AS Nullable(Bool))` : printed;
+  }
+
+  // ---- FROM: ARRAY JOIN ----------------------------------------------------------------------
+
+  protected override from(select: ir.Select, from: ir.From): PlannedFrom {
+    const scope = this.scopes.at(-1);
+    if (!scope) throw new Error('a FROM clause is printed within its SELECT');
+    let sql = this.relation(from.base);
+    // Conditions of `JOIN UNNEST(…) ON cond` filter like WHERE.
+    const where = [...conjunctsOf(select.where)];
+    for (const step of from.steps) {
+      if (step.kind === 'join') {
+        sql += this.join(step);
+        continue;
+      }
+      sql += scope.arrayJoins?.get(step) ?? this.arrayJoin(step);
+      if (step.keepEmpty) scope.keptEmpty.add(step.alias.toLowerCase());
+      where.push(...conjunctsOf(step.condition));
     }
-    case 'exists':
-      return printExists(expr.query, expr.negated);
-    case 'subquery':
-      return printScalarSubquery(expr.query);
-    case 'array_subquery':
-      return printArraySubquery(expr.query);
-    case 'case':
-      return printCase(expr);
-    case 'cast':
-      return printCast(expr);
-    case 'extract':
-      return printExtract(expr.part, printExpr(expr.expr));
-    case 'interval':
-      return printInterval(expr);
-    case 'date_part':
-      throw invalidSql(`date part ${expr.part.toUpperCase()} is only valid as a function argument`);
-    case 'array':
-      return `[${expr.elements.map(printExpr).join(', ')}]`;
-    case 'struct':
-      return printStruct(expr);
-    case 'field':
-      return `tupleElement(${printExpr(expr.base)}, ${quoteString(expr.name)})`;
-    case 'subscript':
-      return printSubscript(expr);
-    case 'field_at':
-      return `tupleElement(${printExpr(expr.base)}, ${expr.position + 1})`;
-    case 'call':
-      return printCall(expr);
-    case 'quantile':
-      // Reservoir-sampled (bounded memory), exact below 8,192 values: BigQuery's APPROX_QUANTILES.
-      return `quantile(${expr.fraction})(${printExpr(expr.expr)})${printOver(expr.over)}`;
-    case 'quantiles': {
-      const fractions = Array.from({ length: expr.buckets + 1 }, (_, index) => index / expr.buckets);
-      return `quantiles(${fractions.join(', ')})(${printExpr(expr.expr)})${printOver(expr.over)}`;
+    return { sql, where, ambiguousStar: starExpandsUnnestElements(from) };
+  }
+
+  /** One UNNEST step as ARRAY JOIN; several arrays in one ARRAY JOIN are zipped, row by row. */
+  private arrayJoin(step: UnnestStep): string {
+    const array = this.expr(step.array);
+    const columns = [`${array} AS ${quoteIdentifier(step.alias)}`];
+    if (step.offsetAlias) columns.push(`range(length(${array})) AS ${quoteIdentifier(step.offsetAlias)}`);
+    if (step.keepEmpty) columns.push(`arrayEnumerate(${array}) AS ${presenceColumn(step.alias.toLowerCase())}`);
+    return ` ${step.keepEmpty ? 'LEFT ' : ''}ARRAY JOIN ${columns.join(', ')}`;
+  }
+
+  protected override join(step: JoinStep): string {
+    // ClickHouse has no ON TRUE: an inner join on it is a cross join, an outer one joins ON 1 = 1.
+    if (step.type === 'inner' && !step.using && isAlwaysTrue(step.on)) return super.join({ ...step, type: 'cross' });
+    return super.join(step);
+  }
+
+  protected override joinType(type: Exclude<JoinStep['type'], 'cross'>): string {
+    return type === 'full' ? 'FULL OUTER' : super.joinType(type);
+  }
+
+  protected override joinCondition(on: ir.Expr | undefined): string {
+    return !on || isAlwaysTrue(on) ? '1 = 1' : this.expr(on);
+  }
+
+  protected override unnestRelation(relation: UnnestRelation): string {
+    // UNNEST as the whole FROM: its elements as a one-column table named by the alias.
+    const array = this.expr(relation.array);
+    const columns = [quoteIdentifier(relation.alias), ...(relation.offsetAlias ? [quoteIdentifier(relation.offsetAlias)] : [])];
+    const joined = [`${array} AS ${quoteIdentifier(relation.alias)}`, ...(relation.offsetAlias ? [`range(length(${array})) AS ${quoteIdentifier(relation.offsetAlias)}`] : [])];
+    return `(SELECT ${columns.join(', ')} FROM system.one ARRAY JOIN ${joined.join(', ')}) AS ${quoteIdentifier(`__unnest_${relation.alias}`)}`;
+  }
+
+  // ---- subqueries over an UNNEST ---------------------------------------------------------------
+
+  /**
+   * `(SELECT … FROM UNNEST(arr) AS x [WHERE c])` with nothing else: usually correlated with the
+   * outer row (ClickHouse cannot correlate a FROM), so it is computed with array functions.
+   */
+  private unnestOnly(query: ir.Query): UnnestOnly | undefined {
+    if (query.ctes.length > 0 || query.orderBy.length > 0 || query.limit || query.offset || query.body.kind !== 'select') return undefined;
+    const select = query.body.select;
+    const base = select.from?.base;
+    if (!base || base.kind !== 'unnest' || base.offsetAlias || select.from!.steps.length > 0) return undefined;
+    if (select.distinct || select.groupBy.length > 0 || select.having || select.qualify || select.items.length !== 1) return undefined;
+    const array = this.expr(base.array);
+    const alias = quoteIdentifier(base.alias);
+    const filtered = select.where ? `arrayFilter(${alias} -> ${this.expr(select.where)}, ${array})` : array;
+    return { array, alias, filtered, select };
+  }
+
+  protected override scalarSubquery(query: ir.Query): string {
+    const shape = this.unnestOnly(query);
+    const item = shape?.select.items[0];
+    if (shape && item?.kind === 'expr' && item.expr.kind === 'call' && !item.expr.over && !item.expr.distinct) {
+      const call = item.expr;
+      if (call.fn === 'count') {
+        if (call.star || call.args.length === 0) return `toInt64(length(${shape.filtered}))`;
+        return `toInt64(arrayCount(${shape.alias} -> isNotNull(${this.expr(call.args[0]!)}), ${shape.filtered}))`;
+      }
+      if (call.fn === 'countif') return `toInt64(arrayCount(${shape.alias} -> ${this.expr(call.args[0]!)}, ${shape.filtered}))`;
+      const reducer = ARRAY_REDUCERS[call.fn];
+      if (reducer && call.args.length === 1) {
+        return `arrayReduce('${reducer}OrNull', arrayMap(${shape.alias} -> ${this.expr(call.args[0]!)}, ${shape.filtered}))`;
+      }
     }
-    case 'position':
-      return String(expr.position);
+    return super.scalarSubquery(query);
   }
-}
 
-function printRef(path: string[]): string {
-  const subcolumn = path.length > 1 ? subcolumnScopes.at(-1)?.get(path[0]!.toLowerCase())?.get(path.slice(1).join('.')) : undefined;
-  return subcolumn ?? path.map(quoteIdentifier).join('.');
-}
-
-export function printTypedLiteral(type: ir.ScalarTypeName, quoted: string): string {
-  switch (type) {
-    case 'TIMESTAMP':
-      return `parseDateTime64BestEffort(${quoted}, 6, 'UTC')`;
-    case 'DATETIME':
-      return `parseDateTime64BestEffort(${quoted}, 6)`;
-    case 'DATE':
-      return `toDate32(${quoted})`;
-    default:
-      return `CAST(${quoted} AS ${printType(type)})`;
+  protected override arraySubquery(query: ir.Query): string {
+    const shape = this.unnestOnly(query);
+    const item = shape?.select.items[0];
+    if (shape && item?.kind === 'expr' && !containsAggregate(item.expr)) {
+      return `arrayMap(${shape.alias} -> ${this.expr(item.expr)}, ${shape.filtered})`;
+    }
+    return `(SELECT groupArray(*) FROM (${this.query(query)}))`;
   }
-}
 
-const COMPARISONS: ReadonlySet<string> = new Set(['=', '!=', '<', '<=', '>', '>=']);
-
-function printBinary(expr: Extract<ir.Expr, { kind: 'binary' }>): string {
-  if (COMPARISONS.has(expr.op)) {
-    const left = printComparand(expr.left, expr.right);
-    const right = printComparand(expr.right, expr.left);
-    return `(${left} ${expr.op} ${right})`;
+  protected override exists(query: ir.Query, negated: boolean): string {
+    const shape = this.unnestOnly(query);
+    if (!shape) return super.exists(query, negated);
+    const test = `arrayExists(${shape.alias} -> ${shape.select.where ? this.expr(shape.select.where) : '1'}, ${shape.array})`;
+    return negated ? `(NOT ${test})` : `(${test})`;
   }
-  const left = printExpr(expr.left);
-  const right = printExpr(expr.right);
-  switch (expr.op) {
-    case '^':
-      return `bitXor(${left}, ${right})`;
-    case '&':
-      return `bitAnd(${left}, ${right})`;
-    case '|':
-      return `bitOr(${left}, ${right})`;
-    default:
-      return `(${left} ${expr.op} ${right})`;
+
+  // ---- expressions ---------------------------------------------------------------------------
+
+  protected override type(type: ir.TypeName): string {
+    if (typeof type !== 'string') return `Array(${this.nullableType(type.array)})`;
+    const name = TYPE_NAMES[type];
+    if (!name) throw invalidSql(`type ${type} is not supported on ClickHouse`);
+    return name;
   }
-}
 
-const isTextLiteral = (expr: ir.Expr) => expr.kind === 'param' || expr.kind === 'string';
-
-/**
- * BigQuery coerces a string (a parameter, always a string, or a literal) compared with a
- * TIMESTAMP, number or BOOL to that type. ClickHouse only parses plain `YYYY-MM-DD hh:mm:ss`
- * there, so the string is cast to the other side's type, taken from the query at analysis time
- * (toTypeName is a constant). assumeNotNull keeps a bad value an error instead of NULL.
- */
-function printComparand(side: ir.Expr, other: ir.Expr, otherSql?: string): string {
-  const printed = printExpr(side);
-  if (!isTextLiteral(side) || isTextLiteral(other) || other.kind === 'null' || namesUsedBy(other).pinned) return printed;
-  if (['number', 'bool', 'typed_literal'].includes(other.kind)) return printed;
-  const target = `toTypeName(assumeNotNull(${otherSql ?? printExpr(other)}))`;
-  return `if(isNull(${printed}), NULL, CAST(assumeNotNull(${printed}), ${target}))`;
-}
-
-function printIs(expr: Extract<ir.Expr, { kind: 'is' }>): string {
-  const inner = expr.expr;
-  // An element of LEFT ARRAY JOIN over an empty array is a default value, not NULL.
-  if (expr.test === 'null' && inner.kind === 'ref' && inner.path.length === 1) {
-    const alias = inner.path[0]!.toLowerCase();
-    if (keptEmptyScopes.at(-1)?.has(alias)) return `(${presenceColumn(alias)} ${expr.negated ? '!=' : '='} 0)`;
+  private nullableType(type: ir.TypeName): string {
+    return typeof type === 'string' ? `Nullable(${this.type(type)})` : this.type(type);
   }
-  const value = printExpr(inner);
-  if (expr.test === 'null') return `(${value} IS ${expr.negated ? 'NOT ' : ''}NULL)`;
-  const test = `coalesce(${value} = ${expr.test === 'true' ? 'true' : 'false'}, false)`;
-  return expr.negated ? `(NOT ${test})` : `(${test})`;
-}
 
-/**
- * `x IN UNNEST(list)` with BigQuery's three-valued result: FALSE for an empty list, NULL when x
- * is NULL or when x is absent from a list holding NULLs.
- */
-function printInUnnest(value: string, list: string): string {
-  return `multiIf(empty(${list}), false, isNull(${value}), NULL, has(${list}, ${value}), true, has(${list}, NULL), NULL, false)`;
-}
-
-function printCase(expr: Extract<ir.Expr, { kind: 'case' }>): string {
-  const operand = expr.operand ? ` ${printExpr(expr.operand)}` : '';
-  const whens = expr.whens.map((when) => ` WHEN ${printExpr(when.when)} THEN ${printExpr(when.then)}`).join('');
-  const otherwise = expr.else ? ` ELSE ${printExpr(expr.else)}` : '';
-  return `(CASE${operand}${whens}${otherwise} END)`;
-}
-
-/**
- * CAST fails on a bad value, SAFE_CAST gives NULL. ClickHouse turns a failed cast of a Nullable
- * value into NULL, so the value is unwrapped first to keep the error.
- */
-function printCast(expr: Extract<ir.Expr, { kind: 'cast' }>): string {
-  const type = printType(expr.type);
-  if (expr.expr.kind === 'null') return `CAST(NULL AS ${typeof expr.type === 'string' ? `Nullable(${type})` : type})`;
-  const value = printExpr(expr.expr);
-  if (typeof expr.type !== 'string') return `CAST(${value} AS ${type})`;
-  if (expr.safe) return `accurateCastOrNull(${value}, ${quoteString(type)})`;
-  return `if(isNull(${value}), NULL, CAST(assumeNotNull(${value}) AS ${type}))`;
-}
-
-function printStruct(expr: Extract<ir.Expr, { kind: 'struct' }>): string {
-  const values = expr.fields.map((field) => printExpr(field.value));
-  const tuple = `tuple(${values.join(', ')})`;
-  if (!expr.fields.every((field) => field.name !== undefined)) return tuple;
-  // Named tuple: element types come from the values, at analysis time.
-  const elements = expr.fields.map((field, index) => `${quoteString(`${quoteIdentifier(field.name!)} `)}, toTypeName(${values[index]})`);
-  return `CAST(${tuple}, concat('Tuple(', ${elements.join(", ', ', ")}, ')'))`;
-}
-
-export function printExtract(part: ir.DatePart, value: string): string {
-  switch (part) {
-    case 'microsecond':
-      return `toInt64(toUnixTimestamp64Micro(toDateTime64(${value}, 6)) % 1000000)`;
-    case 'millisecond':
-      return `toInt64(toMillisecond(${value}))`;
-    case 'second':
-      return `toInt64(toSecond(${value}))`;
-    case 'minute':
-      return `toInt64(toMinute(${value}))`;
-    case 'hour':
-      return `toInt64(toHour(${value}))`;
-    case 'day':
-      return `toInt64(toDayOfMonth(${value}))`;
-    case 'dayofweek':
-      // BigQuery: 1 = Sunday … 7 = Saturday (ClickHouse mode 3).
-      return `toInt64(toDayOfWeek(${value}, 3))`;
-    case 'dayofyear':
-      return `toInt64(toDayOfYear(${value}))`;
-    case 'week':
-      // BigQuery WEEK: weeks start on Sunday, days before the first Sunday are week 0 (mode 0).
-      return `toInt64(toWeek(${value}, 0))`;
-    case 'isoweek':
-      return `toInt64(toISOWeek(${value}))`;
-    case 'month':
-      return `toInt64(toMonth(${value}))`;
-    case 'quarter':
-      return `toInt64(toQuarter(${value}))`;
-    case 'year':
-      return `toInt64(toYear(${value}))`;
-    case 'isoyear':
-      return `toInt64(toISOYear(${value}))`;
-    case 'date':
-      return `toDate32(${value})`;
+  protected override param(name: string): string {
+    return `{${name}:Nullable(String)}`;
   }
-}
 
-export function printInterval(expr: Extract<ir.Expr, { kind: 'interval' }>): string {
-  const fn = INTERVAL_FUNCTIONS[expr.unit];
-  if (!fn) throw invalidSql(`INTERVAL unit ${expr.unit.toUpperCase()} is not supported`);
-  return `${fn}(toInt64(${printExpr(expr.value)}))`;
-}
-
-/**
- * BigQuery subscripts: OFFSET is 0-based, ORDINAL 1-based, and both raise an error out of range;
- * the SAFE_ forms return NULL. ClickHouse arrays are 1-based, give the element type's default
- * out of range and count negative indexes from the end, so every form is guarded. `if` is
- * short-circuited, so throwIf runs only for a bad index; its condition reads the array, because
- * a throwIf with constant arguments is evaluated once for the block, whatever the `if` says.
- */
-function printSubscript(expr: Extract<ir.Expr, { kind: 'subscript' }>): string {
-  const list = printExpr(expr.base);
-  const index = `toInt64(${printExpr(expr.index)})`;
-  const zeroBased = expr.mode === 'offset' || expr.mode === 'safe_offset';
-  const position = zeroBased ? `(${index} + 1)` : index;
-  if (expr.mode === 'safe_offset' || expr.mode === 'safe_ordinal') {
-    return `arrayElement(${list}, if(${position} BETWEEN 1 AND length(${list}), ${position}, 0))`;
+  protected override ref(path: string[]): string {
+    const subcolumn = path.length > 1 ? this.scopes.at(-1)?.subcolumns.get(path[0]!.toLowerCase())?.get(path.slice(1).join('.')) : undefined;
+    return subcolumn ?? super.ref(path);
   }
-  const name = zeroBased ? 'OFFSET' : 'ORDINAL';
-  return `arrayElement(${list}, if(${position} BETWEEN 1 AND length(${list}), ${position}, throwIf(length(${list}) >= 0, 'Array index is out of bounds (${name})')))`;
-}
 
-function printCall(expr: Extract<ir.Expr, { kind: 'call' }>): string {
-  const emit = FUNCTION_EMITTERS[expr.fn];
-  const navigation = expr.fn === 'lag' || expr.fn === 'lead';
-  return emit({
-    args: expr.args.map(printArgument),
-    raw: expr.args,
-    distinct: expr.distinct ? 'DISTINCT ' : '',
+  protected override bool(value: boolean): string {
+    return value ? 'true' : 'false';
+  }
+
+  protected override typedLiteral(type: ir.ScalarTypeName, quoted: string): string {
+    switch (type) {
+      case 'TIMESTAMP':
+        return `parseDateTime64BestEffort(${quoted}, 6, 'UTC')`;
+      case 'DATETIME':
+        return `parseDateTime64BestEffort(${quoted}, 6)`;
+      case 'DATE':
+        return `toDate32(${quoted})`;
+      default:
+        return super.typedLiteral(type, quoted);
+    }
+  }
+
+  protected override operator(op: ir.BinaryOperator, left: string, right: string): string {
+    switch (op) {
+      case '^':
+        return `bitXor(${left}, ${right})`;
+      case '&':
+        return `bitAnd(${left}, ${right})`;
+      case '|':
+        return `bitOr(${left}, ${right})`;
+      default:
+        return super.operator(op, left, right);
+    }
+  }
+
+  /**
+   * BigQuery coerces a string (a parameter, always a string, or a literal) compared with a
+   * TIMESTAMP, number or BOOL to that type. ClickHouse only parses plain `YYYY-MM-DD hh:mm:ss`
+   * there, so the string is cast to the other side's type, taken from the query at analysis time
+   * (toTypeName is a constant). assumeNotNull keeps a bad value an error instead of NULL.
+   */
+  protected override comparand(side: ir.Expr, other: ir.Expr, otherSql?: string): string {
+    const printed = this.expr(side);
+    if (!isTextLiteral(side) || isTextLiteral(other) || other.kind === 'null' || namesUsedBy(other).pinned) return printed;
+    if (['number', 'bool', 'typed_literal'].includes(other.kind)) return printed;
+    const target = `toTypeName(assumeNotNull(${otherSql ?? this.expr(other)}))`;
+    return `if(isNull(${printed}), NULL, CAST(assumeNotNull(${printed}), ${target}))`;
+  }
+
+  protected override is(expr: ExprOf<'is'>): string {
+    const inner = expr.expr;
+    // An element of LEFT ARRAY JOIN over an empty array is a default value, not NULL.
+    if (expr.test === 'null' && inner.kind === 'ref' && inner.path.length === 1) {
+      const alias = inner.path[0]!.toLowerCase();
+      if (this.scopes.at(-1)?.keptEmpty.has(alias)) return `(${presenceColumn(alias)} ${expr.negated ? '!=' : '='} 0)`;
+    }
+    if (expr.test === 'null') return super.is(expr);
+    const test = `coalesce(${this.expr(inner)} = ${expr.test === 'true' ? 'true' : 'false'}, false)`;
+    return expr.negated ? `(NOT ${test})` : `(${test})`;
+  }
+
+  protected override distinctFrom(expr: ExprOf<'distinct_from'>): string {
+    return `(${expr.negated ? 'isNotDistinctFrom' : 'isDistinctFrom'}(${this.expr(expr.left)}, ${this.expr(expr.right)}))`;
+  }
+
+  /**
+   * FALSE for an empty list, NULL when x is NULL or when x is absent from a list holding NULLs.
+   */
+  protected override inUnnest(value: string, list: string): string {
+    return `multiIf(empty(${list}), false, isNull(${value}), NULL, has(${list}, ${value}), true, has(${list}, NULL), NULL, false)`;
+  }
+
+  /**
+   * CAST fails on a bad value, SAFE_CAST gives NULL. ClickHouse turns a failed cast of a Nullable
+   * value into NULL, so the value is unwrapped first to keep the error.
+   */
+  protected override cast(expr: ExprOf<'cast'>): string {
+    const type = this.type(expr.type);
+    if (expr.expr.kind === 'null') return `CAST(NULL AS ${typeof expr.type === 'string' ? `Nullable(${type})` : type})`;
+    const value = this.expr(expr.expr);
+    if (typeof expr.type !== 'string') return `CAST(${value} AS ${type})`;
+    if (expr.safe) return `accurateCastOrNull(${value}, ${quoteString(type)})`;
+    return `if(isNull(${value}), NULL, CAST(assumeNotNull(${value}) AS ${type}))`;
+  }
+
+  protected override struct(expr: ExprOf<'struct'>): string {
+    const values = expr.fields.map((field) => this.expr(field.value));
+    const tuple = `tuple(${values.join(', ')})`;
+    if (!expr.fields.every((field) => field.name !== undefined)) return tuple;
+    // Named tuple: element types come from the values, at analysis time.
+    const elements = expr.fields.map((field, index) => `${quoteString(`${quoteIdentifier(field.name!)} `)}, toTypeName(${values[index]})`);
+    return `CAST(${tuple}, concat('Tuple(', ${elements.join(", ', ', ")}, ')'))`;
+  }
+
+  protected override extract(part: ir.DatePart, value: string): string {
+    switch (part) {
+      case 'microsecond':
+        return `toInt64(toUnixTimestamp64Micro(toDateTime64(${value}, 6)) % 1000000)`;
+      case 'millisecond':
+        return `toInt64(toMillisecond(${value}))`;
+      case 'second':
+        return `toInt64(toSecond(${value}))`;
+      case 'minute':
+        return `toInt64(toMinute(${value}))`;
+      case 'hour':
+        return `toInt64(toHour(${value}))`;
+      case 'day':
+        return `toInt64(toDayOfMonth(${value}))`;
+      case 'dayofweek':
+        // BigQuery: 1 = Sunday … 7 = Saturday (ClickHouse mode 3).
+        return `toInt64(toDayOfWeek(${value}, 3))`;
+      case 'dayofyear':
+        return `toInt64(toDayOfYear(${value}))`;
+      case 'week':
+        // BigQuery WEEK: weeks start on Sunday, days before the first Sunday are week 0 (mode 0).
+        return `toInt64(toWeek(${value}, 0))`;
+      case 'isoweek':
+        return `toInt64(toISOWeek(${value}))`;
+      case 'month':
+        return `toInt64(toMonth(${value}))`;
+      case 'quarter':
+        return `toInt64(toQuarter(${value}))`;
+      case 'year':
+        return `toInt64(toYear(${value}))`;
+      case 'isoyear':
+        return `toInt64(toISOYear(${value}))`;
+      case 'date':
+        return `toDate32(${value})`;
+    }
+  }
+
+  protected override interval(expr: ExprOf<'interval'>): string {
+    const fn = INTERVAL_FUNCTIONS[expr.unit];
+    if (!fn) throw invalidSql(`INTERVAL unit ${expr.unit.toUpperCase()} is not supported`);
+    return `${fn}(toInt64(${this.expr(expr.value)}))`;
+  }
+
+  /**
+   * OFFSET is 0-based, ORDINAL 1-based, and both raise an error out of range; the SAFE_ forms
+   * return NULL. ClickHouse arrays are 1-based, give the element type's default out of range and
+   * count negative indexes from the end, so every form is guarded. `if` is short-circuited, so
+   * throwIf runs only for a bad index; its condition reads the array, because a throwIf with
+   * constant arguments is evaluated once for the block, whatever the `if` says.
+   */
+  protected override subscript(expr: ExprOf<'subscript'>): string {
+    const list = this.expr(expr.base);
+    const index = `toInt64(${this.expr(expr.index)})`;
+    const zeroBased = expr.mode === 'offset' || expr.mode === 'safe_offset';
+    const position = zeroBased ? `(${index} + 1)` : index;
+    if (expr.mode === 'safe_offset' || expr.mode === 'safe_ordinal') {
+      return `arrayElement(${list}, if(${position} BETWEEN 1 AND length(${list}), ${position}, 0))`;
+    }
+    const name = zeroBased ? 'OFFSET' : 'ORDINAL';
+    return `arrayElement(${list}, if(${position} BETWEEN 1 AND length(${list}), ${position}, throwIf(length(${list}) >= 0, 'Array index is out of bounds (${name})')))`;
+  }
+
+  protected override callWindow(expr: ExprOf<'call'>): string {
     // lagInFrame/leadInFrame respect the frame; BigQuery's LAG/LEAD see the whole partition.
-    over: printOver(expr.over, navigation),
-    star: expr.star === true,
-  });
-}
-
-/** Date-part keywords are resolved by the emitters (sql-functions.ts) from the raw arguments. */
-function printArgument(arg: ir.Expr): string {
-  return arg.kind === 'date_part' ? quoteString(arg.part) : printExpr(arg);
-}
-
-function printOver(over: ir.WindowSpec | undefined, wholePartition = false): string {
-  if (!over) return '';
-  const parts: string[] = [];
-  if (over.partitionBy.length > 0) parts.push(`PARTITION BY ${over.partitionBy.map(printExpr).join(', ')}`);
-  if (over.orderBy.length > 0) parts.push(`ORDER BY ${over.orderBy.map(printOrderItem).join(', ')}`);
-  if (wholePartition) parts.push('ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING');
-  else if (over.frame) {
-    const { units, start, end } = over.frame;
-    const bounds = end ? `BETWEEN ${printBound(start)} AND ${printBound(end)}` : printBound(start);
-    parts.push(`${units.toUpperCase()} ${bounds}`);
+    return this.over(expr.over, expr.fn === 'lag' || expr.fn === 'lead');
   }
-  return ` OVER (${parts.join(' ')})`;
-}
 
-function printBound(bound: ir.FrameBound): string {
-  switch (bound.kind) {
-    case 'unbounded_preceding':
-      return 'UNBOUNDED PRECEDING';
-    case 'unbounded_following':
-      return 'UNBOUNDED FOLLOWING';
-    case 'current_row':
-      return 'CURRENT ROW';
-    case 'preceding':
-      return `${printExpr(bound.offset)} PRECEDING`;
-    case 'following':
-      return `${printExpr(bound.offset)} FOLLOWING`;
+  protected override quantile(expr: ExprOf<'quantile'>): string {
+    // Reservoir-sampled (bounded memory), exact below 8,192 values: BigQuery's APPROX_QUANTILES.
+    return `quantile(${expr.fraction})(${this.expr(expr.expr)})${this.over(expr.over)}`;
+  }
+
+  protected override quantiles(expr: ExprOf<'quantiles'>): string {
+    const fractions = Array.from({ length: expr.buckets + 1 }, (_, index) => index / expr.buckets);
+    return `quantiles(${fractions.join(', ')})(${this.expr(expr.expr)})${this.over(expr.over)}`;
   }
 }
+
+const subcolumnPrinter = new ClickHousePrinter(true);
+const wholeRecordPrinter = new ClickHousePrinter(false);
+
+export const clickhouseDialect: SqlDialect = {
+  name: 'clickhouse',
+  generate: (query) => subcolumnPrinter.print(query),
+};
+
+/**
+ * The printer as it was before subcolumn ARRAY JOINs (array-join.ts): every UNNEST joins whole
+ * records. Kept for measuring the difference (bench/clickhouse.ts) and for comparing rows.
+ */
+export const wholeRecordDialect: SqlDialect = {
+  name: 'clickhouse',
+  generate: (query) => wholeRecordPrinter.print(query),
+};

@@ -96,6 +96,7 @@ const INTERVAL_FUNCTIONS: Partial<Record<ir.DatePart, string>> = {
 
 class DuckDbPrinter extends SqlPrinter {
   protected override readonly functions = FUNCTION_EMITTERS;
+  protected override readonly fieldFunctions = { byName: 'struct_extract', byPosition: 'struct_extract_at' };
   protected override readonly starExcept = 'EXCLUDE';
 
   /**
@@ -258,14 +259,6 @@ class DuckDbPrinter extends SqlPrinter {
       return `{${expr.fields.map((field) => `${quoteString(field.name ?? '')}: ${this.expr(field.value)}`).join(', ')}}`;
     }
     return `row(${expr.fields.map((field) => this.expr(field.value)).join(', ')})`;
-  }
-
-  protected override field(base: string, name: string): string {
-    return `struct_extract(${base}, ${quoteString(name)})`;
-  }
-
-  protected override fieldAt(base: string, position: number): string {
-    return `struct_extract_at(${base}, ${position})`;
   }
 
   protected override extract(part: ir.DatePart, value: string): string {
