@@ -1,10 +1,11 @@
+import type { BigQueryFunction } from './functions.ts';
 import type * as ir from './ir.ts';
 import { invalidSql } from './parse.ts';
 
 /**
- * The toolkit every engine's function table is written with: a call's printed parts, and the
- * emitters that most functions share. Each engine's sql-functions.ts maps BigQuery functions to
- * its own spelling with these.
+ * The toolkit every engine's function table is written with: a call's printed parts, the
+ * emitters that most functions share, and the functions every engine spells alike. Each
+ * engine's sql-functions.ts maps BigQuery functions to its own spelling with these.
  */
 
 export interface CallParts {
@@ -34,3 +35,77 @@ export const same =
   (name: string): Emitter =>
   (call) =>
     `${name}(${call.distinct}${call.args.join(', ')})${call.over}`;
+
+/**
+ * Functions both engines spell as BigQuery (or standard SQL) does. Each engine's table starts
+ * from these and lists only its own spellings after them.
+ */
+export const PORTABLE_EMITTERS = {
+  sum: same('sum'),
+  avg: same('avg'),
+  min: same('min'),
+  max: same('max'),
+  percent_rank: same('percent_rank'),
+  cume_dist: same('cume_dist'),
+  coalesce: same('coalesce'),
+  abs: same('abs'),
+  sign: same('sign'),
+  floor: same('floor'),
+  ceil: same('ceil'),
+  ceiling: same('ceil'),
+  sqrt: same('sqrt'),
+  pow: same('pow'),
+  power: same('pow'),
+  exp: same('exp'),
+  log10: same('log10'),
+  mod: (call) => `(${arg(call, 0)} % ${arg(call, 1)})`,
+  // BigQuery's CONCAT is NULL when an argument is, as `||` is; DuckDB's concat() skips NULLs.
+  concat: (call) => `(${call.args.join(' || ')})`,
+  timestamp_add: (call) => `(${arg(call, 0)} + ${arg(call, 1)})`,
+  timestamp_sub: (call) => `(${arg(call, 0)} - ${arg(call, 1)})`,
+  datetime_add: (call) => `(${arg(call, 0)} + ${arg(call, 1)})`,
+  datetime_sub: (call) => `(${arg(call, 0)} - ${arg(call, 1)})`,
+} satisfies Partial<Record<BigQueryFunction, Emitter>>;
+
+/**
+ * The date-part keyword at `index` as the quoted name the engines' date_diff and date_trunc take
+ * ('hour'; ISOWEEK is 'week', weeks starting on Monday), refusing what BigQuery refuses there.
+ * The names are plain words, quoted alike by every engine.
+ */
+export function datePartName(call: CallParts, index: number): string {
+  const raw = call.raw[index];
+  if (raw?.kind !== 'date_part') throw invalidSql('expected a date part keyword');
+  if (raw.part === 'week') throw invalidSql('WEEK is not supported here; use ISOWEEK or DAY');
+  if (raw.part === 'isoweek') return "'week'";
+  if (['dayofweek', 'dayofyear', 'date', 'isoyear'].includes(raw.part)) {
+    throw invalidSql(`date part ${raw.part.toUpperCase()} is not valid here`);
+  }
+  return `'${raw.part}'`;
+}
+
+/**
+ * The group REGEXP_EXTRACT returns: BigQuery gives the capturing group when the pattern has one,
+ * else the whole match (group 0), and refuses more than one. The pattern must be a literal to
+ * count its groups.
+ */
+export function regexpExtractGroup(call: CallParts): number {
+  const pattern = call.raw[1];
+  if (pattern?.kind !== 'string') throw invalidSql('REGEXP_EXTRACT needs a literal pattern');
+  const groups = capturingGroups(pattern.value);
+  if (groups > 1) throw invalidSql('REGEXP_EXTRACT patterns may have at most one capturing group');
+  return groups;
+}
+
+/** Capturing groups in an RE2 pattern: `(` not escaped, not in a class, not `(?`. */
+function capturingGroups(pattern: string): number {
+  let count = 0;
+  let inClass = false;
+  for (let index = 0; index < pattern.length; index++) {
+    const char = pattern[index];
+    if (char === '\\') index++;
+    else if (inClass) inClass = char !== ']';
+    else if (char === '[') inClass = true;
+    else if (char === '(' && pattern[index + 1] !== '?') count++;
+  }
+  return count;
+}

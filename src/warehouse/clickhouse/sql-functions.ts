@@ -1,12 +1,14 @@
 /**
- * ClickHouse spelling of every allow-listed BigQuery function (src/sql/functions.ts). The Record
- * type makes a function added to the allow-list without a ClickHouse mapping a compile error.
+ * ClickHouse spelling of every allow-listed BigQuery function (src/sql/functions.ts): those every
+ * engine spells alike come from PORTABLE_EMITTERS (src/sql/emitters.ts), the rest are here. The
+ * Record type makes a function added to the allow-list without a ClickHouse mapping a compile
+ * error.
  * Counts, lengths and positions are cast to Int64 (BigQuery INT64; ClickHouse returns UInt64,
  * which wraps around on subtraction).
  */
 
 import type { BigQueryFunction } from '../../sql/functions.ts';
-import { arg, optionalArg, same, type CallParts, type Emitter } from '../../sql/emitters.ts';
+import { arg, datePartName, optionalArg, PORTABLE_EMITTERS, regexpExtractGroup, same, type CallParts, type Emitter } from '../../sql/emitters.ts';
 import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
 
@@ -25,18 +27,6 @@ const padding =
   (name: string): Emitter =>
   (call) =>
     `${name}(${arg(call, 0)}, toUInt64(${arg(call, 1)}), ${optionalArg(call, 2) ?? "' '"})`;
-
-/** The part of a date-part argument, refusing what BigQuery refuses for differences. */
-function diffUnit(call: CallParts, index: number): string {
-  const raw = call.raw[index];
-  if (raw?.kind !== 'date_part') throw invalidSql('expected a date part keyword');
-  if (raw.part === 'week') throw invalidSql('WEEK is not supported here; use ISOWEEK or DAY');
-  if (raw.part === 'isoweek') return "'week'";
-  if (['dayofweek', 'dayofyear', 'date', 'isoyear'].includes(raw.part)) {
-    throw invalidSql(`date part ${raw.part.toUpperCase()} is not valid here`);
-  }
-  return `'${raw.part}'`;
-}
 
 /** The first instant of the part containing `value`, as ClickHouse returns it (DateTime or Date). */
 function truncate(call: CallParts, value: string): string {
@@ -81,28 +71,11 @@ function zoneArg(call: CallParts, index: number): string | undefined {
   return arg(call, index);
 }
 
-/** REGEXP_EXTRACT returns the first capturing group if the pattern has one, else the match. */
+/** NULL where the pattern does not match (ClickHouse's regexpExtract gives ''). */
 function regexpExtract(call: CallParts): string {
-  const pattern = call.raw[1];
-  if (pattern?.kind !== 'string') throw invalidSql('REGEXP_EXTRACT needs a literal pattern');
-  const groups = capturingGroups(pattern.value);
-  if (groups > 1) throw invalidSql('REGEXP_EXTRACT patterns may have at most one capturing group');
+  const group = regexpExtractGroup(call);
   const [value, regex] = [arg(call, 0), arg(call, 1)];
-  return `if(match(${value}, ${regex}), regexpExtract(${value}, ${regex}, ${groups}), NULL)`;
-}
-
-/** Capturing groups in an RE2 pattern: `(` not escaped, not in a class, not `(?`. */
-function capturingGroups(pattern: string): number {
-  let count = 0;
-  let inClass = false;
-  for (let index = 0; index < pattern.length; index++) {
-    const char = pattern[index];
-    if (char === '\\') index++;
-    else if (inClass) inClass = char !== ']';
-    else if (char === '[') inClass = true;
-    else if (char === '(' && pattern[index + 1] !== '?') count++;
-  }
-  return count;
+  return `if(match(${value}, ${regex}), regexpExtract(${value}, ${regex}, ${group}), NULL)`;
 }
 
 const TIMESTAMP = "DateTime64(6, 'UTC')";
@@ -143,12 +116,9 @@ function timestampSeries(call: CallParts): string {
 }
 
 export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
+  ...PORTABLE_EMITTERS,
   count: (call) => `toInt64(${call.star ? `count()${call.over}` : same('count')(call)})`,
   countif: int64(same('countIf')),
-  sum: same('sum'),
-  avg: same('avg'),
-  min: same('min'),
-  max: same('max'),
   any_value: same('any'),
   array_agg: (call) => same(call.distinct ? 'groupUniqArray' : 'groupArray')({ ...call, distinct: '' }),
   string_agg: (call) =>
@@ -166,8 +136,6 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   row_number: int64(same('row_number')),
   rank: int64(same('rank')),
   dense_rank: int64(same('dense_rank')),
-  percent_rank: same('percent_rank'),
-  cume_dist: same('cume_dist'),
   ntile: int64(same('ntile')),
   // Before the first row (or past the last) BigQuery gives NULL, not the type's default.
   lag: (call) => `lagInFrame(toNullable(${arg(call, 0)}), ${optionalArg(call, 1) ?? '1'}${call.args[2] ? `, ${call.args[2]}` : ''})${call.over}`,
@@ -176,32 +144,19 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   last_value: (call) => `last_value_respect_nulls(${arg(call, 0)})${call.over}`,
   nth_value: (call) => `nth_value(toNullable(${arg(call, 0)}), ${arg(call, 1)})${call.over}`,
 
-  coalesce: same('coalesce'),
   ifnull: same('ifNull'),
   nullif: same('nullIf'),
   greatest: nullPropagating('greatest'),
   least: nullPropagating('least'),
 
-  abs: same('abs'),
-  sign: same('sign'),
   round: (call) => roundHalfAway(arg(call, 0), optionalArg(call, 1) ?? '0'),
   trunc: (call) => (call.args.length === 1 ? `trunc(${arg(call, 0)})` : `trunc(${arg(call, 0)}, ${arg(call, 1)})`),
-  floor: same('floor'),
-  ceil: same('ceil'),
-  ceiling: same('ceil'),
-  sqrt: same('sqrt'),
-  pow: same('pow'),
-  power: same('pow'),
-  exp: same('exp'),
   // ClickHouse log(x) is the natural logarithm, as BigQuery's LOG(x).
   ln: same('log'),
   log: (call) => (call.args.length === 1 ? `log(${arg(call, 0)})` : `(log(${arg(call, 0)}) / log(${arg(call, 1)}))`),
-  log10: same('log10'),
-  mod: (call) => `(${arg(call, 0)} % ${arg(call, 1)})`,
   div: (call) => `intDiv(${arg(call, 0)}, ${arg(call, 1)})`,
   safe_divide: (call) => `if(${arg(call, 1)} = 0, NULL, ${arg(call, 0)} / ${arg(call, 1)})`,
 
-  concat: (call) => `(${call.args.join(' || ')})`,
   length: int64(same('lengthUTF8')),
   char_length: int64(same('lengthUTF8')),
   character_length: int64(same('lengthUTF8')),
@@ -261,16 +216,12 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   },
   datetime_trunc: (call) => `toDateTime64(${truncate(call, arg(call, 0))}, 6)`,
   date_trunc: (call) => `toDate32(${truncate(call, arg(call, 0))})`,
-  timestamp_add: (call) => `(${arg(call, 0)} + ${arg(call, 1)})`,
-  timestamp_sub: (call) => `(${arg(call, 0)} - ${arg(call, 1)})`,
-  datetime_add: (call) => `(${arg(call, 0)} + ${arg(call, 1)})`,
-  datetime_sub: (call) => `(${arg(call, 0)} - ${arg(call, 1)})`,
   date_add: (call) => `toDate32(${arg(call, 0)} + ${arg(call, 1)})`,
   date_sub: (call) => `toDate32(${arg(call, 0)} - ${arg(call, 1)})`,
   // DATETIME/TIMESTAMP_DIFF count whole units elapsed (age), DATE_DIFF boundaries crossed.
-  timestamp_diff: (call) => `toInt64(age(${diffUnit(call, 2)}, ${arg(call, 1)}, ${arg(call, 0)}))`,
-  datetime_diff: (call) => `toInt64(age(${diffUnit(call, 2)}, ${arg(call, 1)}, ${arg(call, 0)}))`,
-  date_diff: (call) => `toInt64(dateDiff(${diffUnit(call, 2)}, ${arg(call, 1)}, ${arg(call, 0)}))`,
+  timestamp_diff: (call) => `toInt64(age(${datePartName(call, 2)}, ${arg(call, 1)}, ${arg(call, 0)}))`,
+  datetime_diff: (call) => `toInt64(age(${datePartName(call, 2)}, ${arg(call, 1)}, ${arg(call, 0)}))`,
+  date_diff: (call) => `toInt64(dateDiff(${datePartName(call, 2)}, ${arg(call, 1)}, ${arg(call, 0)}))`,
   format_timestamp: (call) => {
     const zone = zoneArg(call, 2);
     return `formatDateTime(${arg(call, 1)}, ${arg(call, 0)}${zone ? `, ${zone}` : ''})`;

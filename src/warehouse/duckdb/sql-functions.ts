@@ -1,10 +1,11 @@
 /**
- * DuckDB spelling of every allow-listed BigQuery function (src/sql/functions.ts). The Record
- * type makes a function added to the allow-list without a DuckDB mapping a compile error.
+ * DuckDB spelling of every allow-listed BigQuery function (src/sql/functions.ts): those every
+ * engine spells alike come from PORTABLE_EMITTERS (src/sql/emitters.ts), the rest are here. The
+ * Record type makes a function added to the allow-list without a DuckDB mapping a compile error.
  */
 
 import type { BigQueryFunction } from '../../sql/functions.ts';
-import { arg, optionalArg, same, type CallParts, type Emitter } from '../../sql/emitters.ts';
+import { arg, datePartName, optionalArg, PORTABLE_EMITTERS, regexpExtractGroup, same, type CallParts, type Emitter } from '../../sql/emitters.ts';
 import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
 
@@ -94,11 +95,6 @@ const padding =
   (call) =>
     `${name}(${arg(call, 0)}, CAST(${arg(call, 1)} AS INTEGER), ${optionalArg(call, 2) ?? "' '"})`;
 
-const timestampArithmetic =
-  (operator: '+' | '-'): Emitter =>
-  (call) =>
-    `(${arg(call, 0)} ${operator} ${arg(call, 1)})`;
-
 const dateArithmetic =
   (operator: '+' | '-'): Emitter =>
   (call) =>
@@ -106,17 +102,6 @@ const dateArithmetic =
 
 /** DATETIME/TIMESTAMP_DIFF count whole units elapsed (DuckDB date_sub), not boundaries crossed. */
 const elapsedUnits: Emitter = (call) => `date_sub(${datePartName(call, 2)}, ${arg(call, 1)}, ${arg(call, 0)})`;
-
-function datePartName(call: CallParts, index: number): string {
-  const raw = call.raw[index];
-  if (raw?.kind !== 'date_part') throw invalidSql('expected a date part keyword');
-  if (raw.part === 'week') throw invalidSql('WEEK is not supported here; use ISOWEEK or DAY');
-  if (raw.part === 'isoweek') return "'week'";
-  if (['dayofweek', 'dayofyear', 'date', 'isoyear'].includes(raw.part)) {
-    throw invalidSql(`date part ${raw.part.toUpperCase()} is not valid here`);
-  }
-  return arg(call, index);
-}
 
 /** TIMESTAMP_TRUNC and friends; BigQuery WEEK starts on Sunday, DuckDB's on Monday. */
 function truncate(call: CallParts, value: string): string {
@@ -127,39 +112,19 @@ function truncate(call: CallParts, value: string): string {
   return `date_trunc(${datePartName(call, 1)}, ${value})`;
 }
 
-/** REGEXP_EXTRACT returns the first capturing group if the pattern has one, else the match. */
+/** NULL where the pattern does not match (DuckDB's regexp_extract gives ''). */
 function regexpExtract(call: CallParts): string {
-  const pattern = call.raw[1];
-  if (pattern?.kind !== 'string') throw invalidSql('REGEXP_EXTRACT needs a literal pattern');
-  const groups = capturingGroups(pattern.value);
-  if (groups > 1) throw invalidSql('REGEXP_EXTRACT patterns may have at most one capturing group');
+  const group = regexpExtractGroup(call);
   const [value, regex] = [arg(call, 0), arg(call, 1)];
-  return `(CASE WHEN regexp_matches(${value}, ${regex}) THEN regexp_extract(${value}, ${regex}, ${groups}) END)`;
-}
-
-/** Capturing groups in an RE2 pattern: `(` not escaped, not in a class, not `(?`. */
-function capturingGroups(pattern: string): number {
-  let count = 0;
-  let inClass = false;
-  for (let index = 0; index < pattern.length; index++) {
-    const char = pattern[index];
-    if (char === '\\') index++;
-    else if (inClass) inClass = char !== ']';
-    else if (char === '[') inClass = true;
-    else if (char === '(' && pattern[index + 1] !== '?') count++;
-  }
-  return count;
+  return `(CASE WHEN regexp_matches(${value}, ${regex}) THEN regexp_extract(${value}, ${regex}, ${group}) END)`;
 }
 
 const toTimestamp = (micros: string) => `CAST(make_timestamp(${micros}) AS TIMESTAMPTZ)`;
 
 export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
+  ...PORTABLE_EMITTERS,
   count: (call) => (call.star ? `count(*)${call.over}` : same('count')(call)),
   countif: same('count_if'),
-  sum: same('sum'),
-  avg: same('avg'),
-  min: same('min'),
-  max: same('max'),
   any_value: same('any_value'),
   array_agg: same('list'),
   string_agg: (call) => `string_agg(${call.distinct}${arg(call, 0)}, ${optionalArg(call, 1) ?? "','"})${call.over}`,
@@ -176,8 +141,6 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   row_number: same('row_number'),
   rank: same('rank'),
   dense_rank: same('dense_rank'),
-  percent_rank: same('percent_rank'),
-  cume_dist: same('cume_dist'),
   ntile: same('ntile'),
   lag: same('lag'),
   lead: same('lead'),
@@ -185,33 +148,19 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   last_value: same('last_value'),
   nth_value: same('nth_value'),
 
-  coalesce: same('coalesce'),
   ifnull: same('coalesce'),
   nullif: same('nullif'),
   greatest: nullPropagating('greatest'),
   least: nullPropagating('least'),
 
-  abs: same('abs'),
-  sign: same('sign'),
   round: (call) => (call.args.length === 1 ? `round(${arg(call, 0)})` : `round(${arg(call, 0)}, CAST(${arg(call, 1)} AS INTEGER))`),
   trunc: (call) => (call.args.length === 1 ? `trunc(${arg(call, 0)})` : `trunc(${arg(call, 0)}, CAST(${arg(call, 1)} AS INTEGER))`),
-  floor: same('floor'),
-  ceil: same('ceil'),
-  ceiling: same('ceil'),
-  sqrt: same('sqrt'),
-  pow: same('pow'),
-  power: same('pow'),
-  exp: same('exp'),
   ln: same('ln'),
   // BigQuery LOG(x) is the natural logarithm; DuckDB's log(x) is base 10.
   log: (call) => (call.args.length === 1 ? `ln(${arg(call, 0)})` : `(ln(${arg(call, 0)}) / ln(${arg(call, 1)}))`),
-  log10: same('log10'),
-  mod: (call) => `(${arg(call, 0)} % ${arg(call, 1)})`,
   div: (call) => `(${arg(call, 0)} // ${arg(call, 1)})`,
   safe_divide: (call) => `(CASE WHEN ${arg(call, 1)} = 0 THEN NULL ELSE ${arg(call, 0)} / ${arg(call, 1)} END)`,
 
-  // DuckDB's concat() skips NULLs; BigQuery's CONCAT returns NULL, as `||` does.
-  concat: (call) => `(${call.args.join(' || ')})`,
   length: same('length'),
   char_length: same('length'),
   character_length: same('length'),
@@ -274,10 +223,6 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   },
   datetime_trunc: (call) => truncate(call, arg(call, 0)),
   date_trunc: (call) => `CAST(${truncate(call, arg(call, 0))} AS DATE)`,
-  timestamp_add: timestampArithmetic('+'),
-  timestamp_sub: timestampArithmetic('-'),
-  datetime_add: timestampArithmetic('+'),
-  datetime_sub: timestampArithmetic('-'),
   date_add: dateArithmetic('+'),
   date_sub: dateArithmetic('-'),
   timestamp_diff: elapsedUnits,
