@@ -90,24 +90,32 @@ function roundHalfAway(value: string, digits: string): string {
   return `(sign(${value}) * floor(abs(${value}) * ${scale} + 0.5) / ${scale})`;
 }
 
+/** The date parts an INTERVAL may count, as ClickHouse names them in toInterval<Unit>(). */
+const INTERVAL_UNITS: Partial<Record<ir.DatePart, string>> = {
+  microsecond: 'Microsecond',
+  millisecond: 'Millisecond',
+  second: 'Second',
+  minute: 'Minute',
+  hour: 'Hour',
+  day: 'Day',
+  week: 'Week',
+  month: 'Month',
+  quarter: 'Quarter',
+  year: 'Year',
+};
+
+/** Shared with the printer's INTERVAL, whose toInterval<Unit>(n) timestampSeries takes apart. */
+export function intervalUnit(part: ir.DatePart): string {
+  const unit = INTERVAL_UNITS[part];
+  if (!unit) throw invalidSql(`INTERVAL unit ${part.toUpperCase()} is not supported`);
+  return unit;
+}
+
 /** GENERATE_TIMESTAMP_ARRAY(start, end, INTERVAL n unit): both ends included. */
 function timestampSeries(call: CallParts): string {
   const step = call.raw[2];
   if (step?.kind !== 'interval') throw invalidSql('GENERATE_TIMESTAMP_ARRAY needs an INTERVAL step');
-  const units: Partial<Record<ir.DatePart, string>> = {
-    microsecond: 'Microsecond',
-    millisecond: 'Millisecond',
-    second: 'Second',
-    minute: 'Minute',
-    hour: 'Hour',
-    day: 'Day',
-    week: 'Week',
-    month: 'Month',
-    quarter: 'Quarter',
-    year: 'Year',
-  };
-  const unit = units[step.unit];
-  if (!unit) throw invalidSql(`INTERVAL unit ${step.unit.toUpperCase()} is not supported`);
+  const unit = intervalUnit(step.unit);
   const start = `CAST(${arg(call, 0)} AS ${TIMESTAMP})`;
   const end = `CAST(${arg(call, 1)} AS ${TIMESTAMP})`;
   const count = call.args[2]!.replace(/^toInterval\w+\((.*)\)$/s, '$1');

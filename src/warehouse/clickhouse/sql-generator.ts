@@ -30,7 +30,7 @@ import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
 import { type ExprOf, type JoinStep, type PlannedFrom, SqlPrinter, starExpandsUnnestElements, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
 import { planArrayJoins } from './array-join.ts';
-import { FUNCTION_EMITTERS } from './sql-functions.ts';
+import { FUNCTION_EMITTERS, intervalUnit } from './sql-functions.ts';
 
 export function quoteIdentifier(name: string): string {
   return `\`${name.replaceAll('\\', '\\\\').replaceAll('`', '\\`')}\``;
@@ -113,19 +113,6 @@ const TYPE_NAMES: Record<ir.ScalarTypeName, string | undefined> = {
   DATE: 'Date32',
   TIME: undefined,
   JSON: 'String',
-};
-
-const INTERVAL_FUNCTIONS: Partial<Record<ir.DatePart, string>> = {
-  microsecond: 'toIntervalMicrosecond',
-  millisecond: 'toIntervalMillisecond',
-  second: 'toIntervalSecond',
-  minute: 'toIntervalMinute',
-  hour: 'toIntervalHour',
-  day: 'toIntervalDay',
-  week: 'toIntervalWeek',
-  month: 'toIntervalMonth',
-  quarter: 'toIntervalQuarter',
-  year: 'toIntervalYear',
 };
 
 class ClickHousePrinter extends SqlPrinter {
@@ -423,9 +410,7 @@ class ClickHousePrinter extends SqlPrinter {
   }
 
   protected override interval(expr: ExprOf<'interval'>): string {
-    const fn = INTERVAL_FUNCTIONS[expr.unit];
-    if (!fn) throw invalidSql(`INTERVAL unit ${expr.unit.toUpperCase()} is not supported`);
-    return `${fn}(toInt64(${this.expr(expr.value)}))`;
+    return `toInterval${intervalUnit(expr.unit)}(toInt64(${this.expr(expr.value)}))`;
   }
 
   /**
