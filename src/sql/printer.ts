@@ -5,9 +5,6 @@
  * (src/warehouse/<engine>/sql-generator.ts) supplies quoting, type names, parameters, its
  * function table (sql-functions.ts), how it plans a FROM clause, and overrides any form it
  * writes its own way.
- *
- * Printing is depth-first and left to right, so of two refusals in a query the first written
- * is the one reported.
  */
 
 import { andAll, conjunctsOf } from './analysis.ts';
@@ -36,8 +33,8 @@ const COMPARISONS: ReadonlySet<ir.BinaryOperator> = new Set(['=', '!=', '<', '<=
 const TRUE: ir.Expr = { kind: 'bool', value: true };
 
 export abstract class SqlPrinter {
-  readonly quoteIdentifier: (name: string) => string;
-  readonly quoteString: (value: string) => string;
+  protected readonly quoteIdentifier: (name: string) => string;
+  protected readonly quoteString: (value: string) => string;
   /** How the engine spells each allow-listed function. */
   protected abstract readonly functions: Readonly<Record<BigQueryFunction, Emitter>>;
   /** The keyword of `* EXCEPT (columns)`. */
@@ -77,11 +74,11 @@ export abstract class SqlPrinter {
   // ---- queries ------------------------------------------------------------------------------
 
   protected query(query: ir.Query): string {
-    const ctes = query.ctes.length > 0 ? [this.with(query.ctes)] : [];
+    const ctes = query.ctes.length > 0 ? [this.withClause(query.ctes)] : [];
     return [...ctes, ...this.queryBody(query)].join(' ');
   }
 
-  private with(ctes: ir.Cte[]): string {
+  private withClause(ctes: ir.Cte[]): string {
     return `WITH ${ctes.map((cte) => `${this.quoteIdentifier(cte.name)} AS (${this.query(cte.query)})`).join(', ')}`;
   }
 
@@ -119,7 +116,11 @@ export abstract class SqlPrinter {
     return `${this.expr(item.expr)} ${item.descending ? 'DESC' : 'ASC'} NULLS ${item.nullsFirst ? 'FIRST' : 'LAST'}`;
   }
 
-  /** One SELECT; with `owner`, also the ORDER BY / LIMIT / OFFSET of the query it is the body of. */
+  /**
+   * One SELECT; with `owner`, also the ORDER BY / LIMIT / OFFSET of the query it is the body of.
+   * FROM is planned first: the select list and WHERE read the plan (columns it hides, aliases
+   * an engine reads differently once joined).
+   */
   protected select(select: ir.Select, owner?: ir.Query): string {
     const from = select.from ? this.from(select, select.from) : undefined;
     const items = select.items.map((item) => this.selectItem(item, from));
@@ -285,7 +286,10 @@ export abstract class SqlPrinter {
     return this.operator(expr.op, left, right);
   }
 
-  /** One side of a comparison with `other` (whose SQL is `otherSql` when already printed). */
+  /**
+   * One side of a comparison with `other` (printed as `otherSql` when at hand): the place where
+   * an engine coerces a string to the other side's type, as BigQuery does.
+   */
   protected comparand(side: ir.Expr, _other: ir.Expr, _otherSql?: string): string {
     return this.expr(side);
   }
