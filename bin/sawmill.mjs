@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The package's command: the CLI is TypeScript run through tsx, as the service itself is.
+// The package's command: the CLI, TypeScript run through tsx (`npm start` runs the service compiled).
 import { register } from 'tsx/esm/api';
 
 register();
