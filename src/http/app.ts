@@ -56,9 +56,9 @@ export async function buildApp(services: Services, options: HttpOptions): Promis
   registerErrorHandling(app);
   // A response finished after shutdown began would leave its keep-alive connection open, and the
   // server's close would wait out keepAliveTimeout (65 s) before the process could exit.
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (!services.isReady()) void reply.header('connection', 'close');
-    return payload;
+    done(null, payload);
   });
   app.addHook('onSend', vercelVerifyOnSend);
   releaseYoungGenerationWhenIdle(app);

@@ -34,10 +34,10 @@ export default async function ingestRoutes(app: FastifyInstance, { services }: {
   // still spend its time parsing every body it is about to turn away. The connection is closed
   // with the 429: kept alive, it would have to read the body it refuses to reach the next request,
   // and a sender that retries at once kept the server reading refused bodies instead of folding.
-  app.addHook('onRequest', async (_request, reply) => {
-    if (!services.writer.saturated) return;
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!services.writer.saturated) return done();
     reply.header('connection', 'close');
-    throw queueFull();
+    done(queueFull());
   });
 
   const handler = (route: IngestRoute) => async (request: FastifyRequest) => {
