@@ -98,10 +98,15 @@ export class EventWriter {
     return this.queuedEvents >= this.options.maxQueuedEvents;
   }
 
-  /** Resolves once `rows` are durable; refuses at once when the queue is full. */
-  async write(sourceId: string, rows: LogRow[]): Promise<void> {
-    if (rows.length === 0) return;
-    if (this.queuedEvents > 0 && this.queuedEvents + rows.length > this.options.maxQueuedEvents) throw queueFull();
+  /**
+   * Resolves once `rows` are durable; refuses at once when the queue is full. Not async: staged
+   * rows are not needed past staging, and an async function would keep them (and the request's
+   * whole parsed body) alive across the journal's fsync, where the young-generation collections
+   * that run meanwhile would copy them and promote them to the old generation.
+   */
+  write(sourceId: string, rows: LogRow[]): Promise<void> {
+    if (rows.length === 0) return Promise.resolve();
+    if (this.queuedEvents > 0 && this.queuedEvents + rows.length > this.options.maxQueuedEvents) return Promise.reject(queueFull());
     this.queuedEvents += rows.length;
     if (!this.journal) {
       return new Promise((resolve, reject) => {
@@ -109,16 +114,20 @@ export class EventWriter {
       });
     }
     const staged = this.stage(sourceId, rows);
+    return staged ? this.journaled(this.journal, sourceId, [], staged) : this.journaled(this.journal, sourceId, rows);
+  }
+
+  private async journaled(journal: Journal, sourceId: string, rows: LogRow[], staged?: StagedRows): Promise<void> {
     let seq: number;
     try {
-      seq = await this.journal.append(sourceId, staged ?? rows);
+      seq = await journal.append(sourceId, staged ?? rows);
     } catch (error) {
-      this.queuedEvents -= rows.length;
+      this.queuedEvents -= recordEvents({ rows, staged });
       this.options.onCommitError?.(error, [sourceId]);
       throw writeFailed();
     }
     this.acknowledgedSeq = Math.max(this.acknowledgedSeq, seq);
-    this.enqueue(staged ? { seq, sourceId, rows: [], staged, settle: acknowledged } : { seq, sourceId, rows, settle: acknowledged });
+    this.enqueue(staged ? { seq, sourceId, rows, staged, settle: acknowledged } : { seq, sourceId, rows, settle: acknowledged });
   }
 
   /**

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { canIngest } from '../../catalog/access.ts';
+import { canIngest, type Principal } from '../../catalog/access.ts';
 import type { Source } from '../../catalog/types.ts';
 import { AppError } from '../../errors.ts';
-import { adapterFor, decodeBody, INGEST_ROUTES, verifyGithubSignature, type IngestRoute } from '../../ingest/index.ts';
+import { adapterFor, decodeBody, INGEST_ROUTES, verifyGithubSignature, type DecodedBody, type IngestRoute } from '../../ingest/index.ts';
 import { normalizeEvent } from '../../pipeline/normalize.ts';
 import { queueFull } from '../../pipeline/writer.ts';
 import type { LogRow } from '../../warehouse/types.ts';
@@ -40,18 +40,22 @@ export default async function ingestRoutes(app: FastifyInstance, { services }: {
     done(queueFull());
   });
 
+  // Everything after decoding happens in `store`, whose promise the handler returns rather than
+  // awaits: the parsed body must not be held by a suspended async function while the journal
+  // syncs (see EventWriter.write).
   const handler = (route: IngestRoute) => async (request: FastifyRequest) => {
     const principal = authenticate(services.keys, request);
     const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     // Vercel may verify a new drain with an empty POST: nothing to store, nothing wrong.
     if (raw.length === 0 && (route === 'vercel' || route === 'zeit')) return { message: 'Logged!', accepted: 0, rejected: 0 };
+    const headers = { contentType: request.headers['content-type'], contentEncoding: first(request.headers['content-encoding']) };
+    const decoded = await decodeBody(raw, headers, services.limits.maxBodyBytes);
+    return store(route, request, principal, raw, decoded);
+  };
+
+  function store(route: IngestRoute, request: FastifyRequest, principal: Principal, raw: Buffer, body: DecodedBody) {
     const query = request.query as Query;
-    const decoded = await decodeBody(
-      raw,
-      { contentType: request.headers['content-type'], contentEncoding: first(request.headers['content-encoding']) },
-      services.limits.maxBodyBytes,
-    );
-    const { events, routing } = adapterFor(route)!({ body: decoded, query, headers: request.headers });
+    const { events, routing } = adapterFor(route)!({ body, query, headers: request.headers });
     const source = resolveSource(services, principal, query, routing, first(request.headers['x-source']));
     if (!canIngest(principal, source)) throw forbidden(`ingest into source ${source.token}`);
     checkGithubSignature(source, route, request, raw);
@@ -67,9 +71,9 @@ export default async function ingestRoutes(app: FastifyInstance, { services }: {
     if (rows.length === 0 && errors.length > 0) {
       throw new AppError(400, 'invalid_events', `no event could be stored: ${errors[0]!.message}`, { rejected: errors.length, errors: errors.slice(0, 100) });
     }
-    await services.writer.write(source.token, rows);
-    return { message: 'Logged!', accepted: rows.length, rejected: errors.length, ...(errors.length > 0 ? { errors: errors.slice(0, 100) } : {}) };
-  };
+    const reply = { message: 'Logged!', accepted: rows.length, rejected: errors.length, ...(errors.length > 0 ? { errors: errors.slice(0, 100) } : {}) };
+    return services.writer.write(source.token, rows).then(() => reply);
+  }
 
   // Two log lines per request cost a tenth of the main thread at thousands of requests a second:
   // at the default level ingestion logs only what goes wrong; debug and trace log every request.

@@ -79,6 +79,11 @@ export default async function otlpRoutes(app: FastifyInstance, { services }: { s
       decoded = body.kind === 'json' ? body.value : undefined;
     }
 
+    return store(source.token, decoded, reply, encoding);
+  });
+
+  /** Not async and returns the write's promise: nothing parsed is held while the journal syncs (see EventWriter.write). */
+  function store(sourceId: string, decoded: unknown, reply: FastifyReply, encoding: OtlpEncoding) {
     const now = Date.now() * 1000;
     const rows: LogRow[] = [];
     const reasons: string[] = [];
@@ -88,10 +93,8 @@ export default async function otlpRoutes(app: FastifyInstance, { services }: { s
       if (normalized.ok) rows.push(normalized.row);
       else reasons.push(`log record ${index}: ${normalized.error}`);
     });
-    await services.writer.write(source.token, rows);
-
     const more = reasons.length > REASONS_SHOWN ? `; and ${reasons.length - REASONS_SHOWN} more` : '';
     const partial = { rejectedLogRecords: reasons.length, errorMessage: reasons.slice(0, REASONS_SHOWN).join('; ') + more };
-    return send(reply, encoding, 200, encodeExportResponse(encoding, partial));
-  });
+    return services.writer.write(sourceId, rows).then(() => send(reply, encoding, 200, encodeExportResponse(encoding, partial)));
+  }
 }
