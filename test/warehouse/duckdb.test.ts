@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { AppError } from '../../src/errors.ts';
 import { DuckDbWarehouse, type DuckDbOptions } from '../../src/warehouse/duckdb/adapter.ts';
 import { schemaForRows } from '../../src/warehouse/schema.ts';
 import type { JsonValue, LogRow } from '../../src/warehouse/types.ts';
@@ -57,6 +58,27 @@ test('a large segment is not rewritten: the wider schema opens a new segment beh
   assert.deepEqual([...reopened.schema(source).keys()], ['metadata']);
   assert.equal((await all(reopened)).length, 3);
   await reopened.close();
+});
+
+test('a statement run again reads the layout of the moment, with only the parameters of its own call', async () => {
+  const warehouse = await open({ alterInPlaceMaxRows: 1, readConnections: 1 });
+  await warehouse.createSource(source);
+  const sql = `select id, metadata from ${warehouse.relation(source)} where $id is null or id = $id order by id`;
+  const byId = async (params: Record<string, string | null>) =>
+    (await warehouse.query(sql, params, { timeoutMs: 5000, maxRows: 10 })).map((r) => [r.id, r.metadata]);
+  await write(warehouse, [row({ metadata: { n: 1 } }, 'a'), row({ metadata: { n: 2 } }, 'b')]);
+  assert.deepEqual(await byId({ id: 'a' }), [['a', [{ n: 1 }]]]);
+  // A new segment of a wider type behind the same view: the same SQL text now reads both.
+  await write(warehouse, [row({ metadata: { n: 'text', extra: { y: true } } }, 'c')]);
+  assert.deepEqual(await byId({ id: null }), [
+    ['a', [{ n: '1', extra: null }]],
+    ['b', [{ n: '2', extra: null }]],
+    ['c', [{ n: 'text', extra: [{ y: true }] }]],
+  ]);
+  assert.deepEqual(await byId({ id: 'c' }), [['c', [{ n: 'text', extra: [{ y: true }] }]]]);
+  await assert.rejects(byId({}), (error: AppError) => error.status === 400 && /id/.test(error.message), 'a parameter left out is not the last call\'s');
+  assert.deepEqual(await byId({ id: 'b' }), [['b', [{ n: '2', extra: null }]]]);
+  await warehouse.close();
 });
 
 test('a small segment is widened in place', async () => {

@@ -19,6 +19,7 @@ import { loadReads, PROMOTIONS_TABLE, saveReadsSql } from './promotions-table.ts
 import { openRepairingWal, type WalRepair } from './recovery.ts';
 import type { Promotion } from './rewrite.ts';
 import { ResultReader, type ReadUntil } from './results.ts';
+import { Reader } from './reader.ts';
 import { stageBatch } from './staging.ts';
 import { stageFittingRows } from '../staged-rows.ts';
 import { duckdbType, fieldTypeFromDuckdb, quoteIdent } from './types.ts';
@@ -65,8 +66,8 @@ export class DuckDbWarehouse implements Warehouse {
   private readonly results = new ResultReader();
   private idleCheckpointTimer: NodeJS.Timeout | undefined;
   private writeChain: Promise<unknown> = Promise.resolve();
-  private readonly idleReaders: DuckDBConnection[] = [];
-  private readonly waitingForReader: Array<(connection: DuckDBConnection) => void> = [];
+  private readonly idleReaders: Reader[] = [];
+  private readonly waitingForReader: Array<(reader: Reader) => void> = [];
   /** Bumped when a source's usable promotions change (translationEpoch). */
   private promotionEpoch = 0;
 
@@ -94,7 +95,7 @@ export class DuckDbWarehouse implements Warehouse {
     await writer.run(`CREATE TABLE IF NOT EXISTS ${POSITION_TABLE} AS SELECT 0::BIGINT AS folded`);
     await writer.run(`CREATE TABLE IF NOT EXISTS ${PROMOTIONS_TABLE} (view VARCHAR, kind VARCHAR, path VARCHAR)`);
     const warehouse = new DuckDbWarehouse(instance, writer, settings);
-    for (let i = 0; i < settings.readConnections; i++) warehouse.idleReaders.push(await instance.connect());
+    for (let i = 0; i < settings.readConnections; i++) warehouse.idleReaders.push(new Reader(await instance.connect()));
     await warehouse.discover();
     warehouse.retentionTimer = setInterval(() => void warehouse.enforceRetention().catch(() => undefined), RETENTION_INTERVAL_MS);
     warehouse.retentionTimer.unref();
@@ -242,25 +243,25 @@ export class DuckDbWarehouse implements Warehouse {
   private async withReader<T>(options: QueryOptions, read: (run: ReadUntil) => Promise<T>): Promise<T> {
     const timeout = () => new AppError(504, 'query_timeout', `query cancelled after ${options.timeoutMs} ms`);
     let timedOut = false;
-    let running: DuckDBConnection | undefined;
+    let running: Reader | undefined;
     let expire: (error: AppError) => void = () => undefined;
     const deadline = new Promise<never>((_resolve, reject) => (expire = reject));
     const timer = setTimeout(() => {
       timedOut = true;
-      running?.interrupt();
+      running?.connection.interrupt();
       expire(timeout());
     }, options.timeoutMs);
     const run = (async () => {
-      const connection = await this.acquireReader();
+      const reader = await this.acquireReader();
       try {
         if (timedOut) throw timeout();
-        running = connection;
-        return await read((text, maxRows, values) => connection.streamAndReadUntil(text, maxRows, values));
+        running = reader;
+        return await read((text, maxRows, values) => reader.streamAndReadUntil(text, maxRows, values));
       } catch (error) {
         if (timedOut) throw timeout();
         throw new AppError(400, 'query_failed', duckdbMessage(error));
       } finally {
-        this.releaseReader(connection);
+        this.releaseReader(reader);
       }
     })();
     run.catch(() => undefined); // once the deadline has answered, the run's own outcome has no listener
@@ -276,7 +277,7 @@ export class DuckDbWarehouse implements Warehouse {
     clearTimeout(this.idleCheckpointTimer);
     // A cancelled query DuckDB has not stopped yet can refuse the checkpoint; the WAL is replayed at the next open.
     await this.exclusive(() => this.writer.run('CHECKPOINT')).catch(() => undefined);
-    for (const connection of this.idleReaders) connection.closeSync();
+    for (const reader of this.idleReaders) reader.close();
     this.writer.closeSync();
     this.instance.closeSync();
   }
@@ -379,16 +380,16 @@ export class DuckDbWarehouse implements Warehouse {
     return result;
   }
 
-  private acquireReader(): Promise<DuckDBConnection> {
+  private acquireReader(): Promise<Reader> {
     const idle = this.idleReaders.pop();
     if (idle) return Promise.resolve(idle);
     return new Promise((resolve) => this.waitingForReader.push(resolve));
   }
 
-  private releaseReader(connection: DuckDBConnection): void {
+  private releaseReader(reader: Reader): void {
     const next = this.waitingForReader.shift();
-    if (next) next(connection);
-    else this.idleReaders.push(connection);
+    if (next) next(reader);
+    else this.idleReaders.push(reader);
   }
 }
 
