@@ -339,10 +339,15 @@ interface EndpointFigures {
   cached: ReturnType<typeof summarize>;
   /** The same cached requests as the server timed them (Fastify's responseTime in its log). */
   cached_in_server: ReturnType<typeof summarize>;
+  /** The SQL prepared, bound and run on each call (connection.runAndReadAll with the parameters). */
   direct: ReturnType<typeof summarize>;
   direct_rows: number;
   /** (uncached p50 - direct p50) / direct p50 */
   overhead: number;
+  /** The SQL prepared once and each call only bound and run, as the server's readers keep their statements. */
+  direct_prepared: ReturnType<typeof summarize>;
+  /** (uncached p50 - direct_prepared p50) / direct_prepared p50 */
+  overhead_vs_prepared: number;
 }
 
 /** Response times (ms) the server logged for requests to `url`, oldest first. */
@@ -647,35 +652,45 @@ async function main(): Promise<void> {
           const reader = await direct.connection.runAndReadAll(translation.sql, params);
           return { ms: performance.now() - t1, rows: reader.currentRowCount };
         };
+        const prepared = await direct.connection.prepare(translation.sql);
+        const runPrepared = async () => {
+          const t1 = performance.now();
+          prepared.bind(params);
+          const reader = await prepared.runAndReadAll();
+          return { ms: performance.now() - t1, rows: reader.currentRowCount };
+        };
         // Two warm-ups each, then alternate.
         await timeHttp(uncachedUrl, 2);
-        await runDirect();
-        await runDirect();
+        for (let i = 0; i < 2; i++) {
+          await runDirect();
+          await runPrepared();
+        }
         const httpSamples: number[] = [];
         const directSamples: number[] = [];
+        const preparedSamples: number[] = [];
         let rows = 0;
         let directRows = 0;
+        const both = async () => {
+          const d = await runDirect();
+          directSamples.push(d.ms);
+          directRows = d.rows;
+          preparedSamples.push((await runPrepared()).ms);
+        };
         for (let i = 0; i < uncachedRuns; i++) {
           const first = i % 2 === 0;
-          if (!first) {
-            const d = await runDirect();
-            directSamples.push(d.ms);
-            directRows = d.rows;
-          }
+          if (!first) await both();
           const h = await timeHttp(uncachedUrl, 1);
           httpSamples.push(h.samples[0]!);
           rows = h.rows;
-          if (first) {
-            const d = await runDirect();
-            directSamples.push(d.ms);
-            directRows = d.rows;
-          }
+          if (first) await both();
         }
+        prepared.destroySync();
         await timeHttp(cachedUrl, 1);
         const cached = await timeHttp(cachedUrl, PLAN.cachedRuns);
         const cachedInServer = (await serverTimes(join(workDir, 'server.log'), new URL(cachedUrl))).slice(-PLAN.cachedRuns);
         const uncached = summarize(httpSamples);
         const directSummary = summarize(directSamples);
+        const preparedSummary = summarize(preparedSamples);
         endpointFigures.push({
           level,
           name: c.name,
@@ -688,8 +703,10 @@ async function main(): Promise<void> {
           direct: directSummary,
           direct_rows: directRows,
           overhead: (uncached.p50 - directSummary.p50) / directSummary.p50,
+          direct_prepared: preparedSummary,
+          overhead_vs_prepared: (uncached.p50 - preparedSummary.p50) / preparedSummary.p50,
         });
-        log(`  ${c.name}: uncached p50 ${uncached.p50.toFixed(1)} ms p99 ${uncached.p99.toFixed(1)} ms (${rows} rows); direct p50 ${directSummary.p50.toFixed(1)} ms (${directRows} rows); cached p99 ${summarize(cached.samples).p99.toFixed(2)} ms`);
+        log(`  ${c.name}: uncached p50 ${uncached.p50.toFixed(1)} ms p99 ${uncached.p99.toFixed(1)} ms (${rows} rows); direct p50 ${directSummary.p50.toFixed(1)} ms (${directRows} rows), prepared once ${preparedSummary.p50.toFixed(1)} ms; cached p99 ${summarize(cached.samples).p99.toFixed(2)} ms`);
         if (rows === 0) log(`  WARNING: ${c.name} returned no rows`);
         if (rows !== directRows) log(`  WARNING: ${c.name} returned ${rows} rows over HTTP and ${directRows} directly`);
       }
