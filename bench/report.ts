@@ -154,7 +154,8 @@ Code: commit ${m.git_commit ?? '?'}${m.git_uncommitted_files ? ` plus ${m.git_un
   many events. Requests are sequential over keep-alive, sent and timed by a small client process of their own
   (\`bench/http-timer.ts\`; timed inside the suite's process, which holds the generated events and a DuckDB,
   they carried its pauses: logs.all cached p99 6-9 ms there, 2.6 ms from the client process); uncached = an endpoint with cache off
-  (${r.config.uncached_runs} runs after 2 warm-ups, fewer at 10M), cached = the same query with the cache on
+  (${r.config.uncached_runs} runs after ${r.config.uncached_warmup_rounds ?? 2} warm-up rounds, half of each at 10M; a freshly started server answers
+  its first few dozen queries slower, while its malloc arenas grow), cached = the same query with the cache on
   (${r.config.cached_runs} runs after one fill). Parameters: the busiest project; logs.all with tier ENTERPRISE,
   invocation-stats with interval 7day, api-counts with interval daily; the user endpoint ranks paths over 7 days.
   **Direct DuckDB** runs the translated SQL of the same endpoint on the same file with @duckdb/node-api
@@ -162,7 +163,9 @@ Code: commit ${m.git_commit ?? '?'}${m.git_uncommitted_files ? ` plus ${m.git_un
   so the overhead column is translation + HTTP + result conversion. The server's readers keep each statement they
   prepare and only bind and run it again (DuckDB prepares the built-ins in 1.2-1.7 ms), which a direct run that
   prepares its SQL every time does not: "direct, prepared once" runs the same SQL that way too, and the overhead
-  over it is what the server adds to DuckDB's own work. "Cached p99 in server" is the same cached
+  over it is what the server adds to DuckDB's own work. The HTTP request and the two direct runs take turns, each
+  on its own DuckDB instance, the order rotating per round: every engine sits idle through the other two's runs
+  before its own, as an engine that has just run answers faster. "Cached p99 in server" is the same cached
   requests as the server itself timed them (Fastify's responseTime in its log): the rest of the cached time is
   the client, the loopback and the scheduling of both processes on 2 cores.
 * Storage is the DuckDB file size after CHECKPOINT over the events stored; raw is the compact NDJSON the senders sent.

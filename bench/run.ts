@@ -22,7 +22,7 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node
 import { cpus, freemem, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection, type DuckDBResultReader } from '@duckdb/node-api';
 import { translate } from '../src/sql/index.ts';
 import { QUERY_SETTINGS } from '../src/warehouse/duckdb/adapter.ts';
 import { parseSegmentName, viewName } from '../src/warehouse/duckdb/layout.ts';
@@ -70,8 +70,8 @@ const PERF = flag('perf');
 const MODE = QUICK ? 'quick' : 'full';
 
 const PLAN = QUICK
-  ? { ingestSeconds: 8, ceilingSeconds: 5, warmupSeconds: 2, trickleSeconds: 5, basePerSource: 250_000, levels: [1_000_000], uncachedRuns: 15, cachedRuns: 200 }
-  : { ingestSeconds: 20, ceilingSeconds: 10, warmupSeconds: 3, trickleSeconds: 10, basePerSource: 1_000_000, levels: [1_000_000, 10_000_000], uncachedRuns: 30, cachedRuns: 500 };
+  ? { ingestSeconds: 8, ceilingSeconds: 5, warmupSeconds: 2, trickleSeconds: 5, basePerSource: 250_000, levels: [1_000_000], uncachedRuns: 15, warmupRounds: 20, cachedRuns: 200 }
+  : { ingestSeconds: 20, ceilingSeconds: 10, warmupSeconds: 3, trickleSeconds: 10, basePerSource: 1_000_000, levels: [1_000_000, 10_000_000], uncachedRuns: 30, warmupRounds: 20, cachedRuns: 500 };
 if (option('seconds')) PLAN.ingestSeconds = Number(option('seconds'));
 const CONCURRENCY = 32;
 const BATCH = 100;
@@ -459,6 +459,7 @@ async function main(): Promise<void> {
     levels: PLAN.levels,
     base_events_per_source: PLAN.basePerSource,
     uncached_runs: PLAN.uncachedRuns,
+    uncached_warmup_rounds: PLAN.warmupRounds,
     cached_runs: PLAN.cachedRuns,
   };
   const profiles: Record<string, ProfileSummary> = {};
@@ -611,11 +612,14 @@ async function main(): Promise<void> {
       log(`  ${fmt(loaded)} events in ${loadSeconds.toFixed(1)} s = ${fmt(loaded / loadSeconds)} ev/s; ${storage.bytes_per_event.toFixed(1)} B/event (raw ${(rawBytes / loaded).toFixed(0)} B, ${levelFigures.storage.ratio.toFixed(1)}x)`);
 
       // Direct DuckDB reads a byte copy of the loaded file (the server holds a lock on its own),
-      // opened read-only in this process; HTTP and direct runs alternate so that whatever else the
-      // machine does at the time weighs on both alike.
+      // opened read-only in this process, by two instances: one prepares the SQL on every run, one
+      // keeps it prepared. HTTP and the two direct runs take turns, each on its own engine, so that
+      // whatever else the machine does weighs on all alike and every engine sits idle through the
+      // other two's runs before its own (an engine that has just run answers faster).
       const directPath = join(workDir, 'direct.duckdb');
       await cp(dbPath, directPath);
       const direct = await openDb(directPath, true);
+      const directKept = await openDb(directPath, true);
       const resolveTable = (name: string) => (qTokens[name] ? quoteIdent(viewName(qTokens[name]!)) : undefined);
       const promotions = new Map<string, Promotion>();
       for (const [view, reads] of await loadReads(direct.connection)) {
@@ -640,6 +644,11 @@ async function main(): Promise<void> {
       const querySelf0 = cpuSeconds(process.pid);
       const queryT0 = performance.now();
       const uncachedRuns = level >= 10_000_000 ? Math.max(10, Math.floor(PLAN.uncachedRuns / 2)) : PLAN.uncachedRuns;
+      // A freshly started process answers its first few dozen queries slower: its malloc arenas are
+      // still growing, and each query faults in fresh pages (paths-by-volume at 1M: block medians of
+      // 43, 34, 31, 29 ms over the first 40 requests, 25-29 after). The direct engines run in this
+      // process, which has been allocating for minutes.
+      const warmupRounds = level >= 10_000_000 ? PLAN.warmupRounds / 2 : PLAN.warmupRounds;
       for (const c of cases) {
         const qs = new URLSearchParams(c.params).toString();
         const uncachedUrl = `${server.url}/api/endpoints/query/${encodeURIComponent(names[c.name]!.uncached)}?${qs}`;
@@ -647,42 +656,35 @@ async function main(): Promise<void> {
         // The SQL the server runs: with the promoted-column rewrite, as the file's promotions allow.
         const translation = translate(queryOf(c.name), promotingDialect((relation) => promotions.get(relation)), { resolveTable });
         const params = Object.fromEntries(translation.parameters.map((name) => [name, c.params[name] ?? null]));
-        const runDirect = async () => {
-          const t1 = performance.now();
-          const reader = await direct.connection.runAndReadAll(translation.sql, params);
-          return { ms: performance.now() - t1, rows: reader.currentRowCount };
-        };
-        const prepared = await direct.connection.prepare(translation.sql);
-        const runPrepared = async () => {
-          const t1 = performance.now();
-          prepared.bind(params);
-          const reader = await prepared.runAndReadAll();
-          return { ms: performance.now() - t1, rows: reader.currentRowCount };
-        };
-        // Two warm-ups each, then alternate.
-        await timeHttp(uncachedUrl, 2);
-        for (let i = 0; i < 2; i++) {
-          await runDirect();
-          await runPrepared();
-        }
         const httpSamples: number[] = [];
         const directSamples: number[] = [];
         const preparedSamples: number[] = [];
         let rows = 0;
         let directRows = 0;
-        const both = async () => {
-          const d = await runDirect();
-          directSamples.push(d.ms);
-          directRows = d.rows;
-          preparedSamples.push((await runPrepared()).ms);
+        const prepared = await directKept.connection.prepare(translation.sql);
+        const timed = async (samples: number[], read: () => Promise<DuckDBResultReader>) => {
+          const t1 = performance.now();
+          const reader = await read();
+          samples.push(performance.now() - t1);
+          return reader.currentRowCount;
         };
-        for (let i = 0; i < uncachedRuns; i++) {
-          const first = i % 2 === 0;
-          if (!first) await both();
+        const runHttp = async () => {
           const h = await timeHttp(uncachedUrl, 1);
           httpSamples.push(h.samples[0]!);
           rows = h.rows;
-          if (first) await both();
+        };
+        const runDirect = async () => {
+          directRows = await timed(directSamples, () => direct.connection.runAndReadAll(translation.sql, params));
+        };
+        const runPrepared = async () => {
+          prepared.bind(params);
+          await timed(preparedSamples, () => prepared.runAndReadAll());
+        };
+        // Warm-up rounds, then rounds in turn, the order rotating from one round to the next.
+        const turns = [runHttp, runDirect, runPrepared];
+        for (let i = 0; i < warmupRounds + uncachedRuns; i++) {
+          if (i === warmupRounds) for (const samples of [httpSamples, directSamples, preparedSamples]) samples.length = 0;
+          for (let k = 0; k < turns.length; k++) await turns[(i + k) % turns.length]!();
         }
         prepared.destroySync();
         await timeHttp(cachedUrl, 1);
@@ -718,8 +720,10 @@ async function main(): Promise<void> {
       qrss.stop();
       await stopSawmill(server);
       if (server.profileDir) profiles.queries = await summarizeDir(server.profileDir);
-      direct.connection.closeSync();
-      direct.instance.closeSync();
+      for (const engine of [direct, directKept]) {
+        engine.connection.closeSync();
+        engine.instance.closeSync();
+      }
       await rm(directPath, { force: true });
     }
     result.engine_ceiling_and_storage = levels;
