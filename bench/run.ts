@@ -644,10 +644,10 @@ async function main(): Promise<void> {
       const querySelf0 = cpuSeconds(process.pid);
       const queryT0 = performance.now();
       const uncachedRuns = level >= 10_000_000 ? Math.max(10, Math.floor(PLAN.uncachedRuns / 2)) : PLAN.uncachedRuns;
-      // A freshly started process answers its first few dozen queries slower: its malloc arenas are
-      // still growing, and each query faults in fresh pages (paths-by-volume at 1M: block medians of
-      // 43, 34, 31, 29 ms over the first 40 requests, 25-29 after). The direct engines run in this
-      // process, which has been allocating for minutes.
+      // A freshly started server answers its first few dozen queries slower (paths-by-volume at 1M,
+      // medians of ten: 43, 34, 31, 29 ms over its first 40 requests, 25-33 after), with more page
+      // faults per query, most of them in glibc's malloc. The direct engines run in this process,
+      // which has been allocating for minutes.
       const warmupRounds = level >= 10_000_000 ? PLAN.warmupRounds / 2 : PLAN.warmupRounds;
       for (const c of cases) {
         const qs = new URLSearchParams(c.params).toString();
