@@ -119,6 +119,27 @@ export class EndpointService {
     for (const owner of owners) await this.promote(owner);
   }
 
+  /**
+   * Let the warehouse keep typed copies of the nested fields the owner's saved endpoints read, and
+   * only those (Warehouse.promote): after an endpoint changes, and after a source is created, as
+   * endpoints name sources by name and one deleted may be created again. Only a speed-up: an
+   * endpoint or source is saved or deleted either way, and a failure here must not undo that.
+   */
+  async promote(ownerId: number): Promise<void> {
+    if (!this.warehouse.promote) return;
+    const bySource = new Map<string, NestedReads>();
+    for (const endpoint of this.catalog.listEndpoints(ownerId)) {
+      for (const [name, read] of this.readsOf(endpoint)) {
+        const source = this.catalog.sourceByName(ownerId, name);
+        if (source) bySource.set(source.token, unionOf(bySource.get(source.token), read));
+      }
+    }
+    for (const source of this.catalog.listSources(ownerId)) {
+      const reads = bySource.get(source.token) ?? { records: [], leaves: [] };
+      await this.warehouse.promote(source.token, reads).catch((error: unknown) => this.options.onPromotionFailed?.(error, source.token));
+    }
+  }
+
   stop(): void {
     for (const timer of this.warmers.values()) clearInterval(timer);
     this.warmers.clear();
@@ -158,26 +179,6 @@ export class EndpointService {
         return source ? this.warehouse.relation(source.token) : undefined;
       },
     };
-  }
-
-  /**
-   * Let the warehouse keep typed copies of the nested fields the owner's saved endpoints read, and
-   * only those (Warehouse.promote). Only a speed-up: an endpoint is saved or deleted either way,
-   * and a failure here must not undo that.
-   */
-  private async promote(ownerId: number): Promise<void> {
-    if (!this.warehouse.promote) return;
-    const bySource = new Map<string, NestedReads>();
-    for (const endpoint of this.catalog.listEndpoints(ownerId)) {
-      for (const [name, read] of this.readsOf(endpoint)) {
-        const source = this.catalog.sourceByName(ownerId, name);
-        if (source) bySource.set(source.token, unionOf(bySource.get(source.token), read));
-      }
-    }
-    for (const source of this.catalog.listSources(ownerId)) {
-      const reads = bySource.get(source.token) ?? { records: [], leaves: [] };
-      await this.warehouse.promote(source.token, reads).catch((error: unknown) => this.options.onPromotionFailed?.(error, source.token));
-    }
   }
 
   /** What an endpoint's query reads through UNNEST chains, by source name; kept while the endpoint is unchanged. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { generateKey, hashKey } from '../../src/catalog/access.ts';
+import { translate } from '../../src/sql/index.ts';
 import { INGEST_KEY, startTestServer, type TestServer } from '../support/server.ts';
 
 let server: TestServer;
@@ -51,6 +52,21 @@ describe('sources', () => {
       level: { type: 'STRING', mode: 'NULLABLE' },
       metadata: { type: 'RECORD', mode: 'REPEATED', fields: { n: { type: 'INT64', mode: 'NULLABLE' }, tags: { type: 'STRING', mode: 'REPEATED' } } },
     });
+  });
+  test('a source created again under its old name gets the stored copies its endpoints read', async () => {
+    const first = await server.request('POST', '/api/sources', { body: { name: 'again.logs' } });
+    await server.request('POST', `/logs?source=${first.body.token}`, { body: { message: 'x', metadata: { user: { id: 7 } } } });
+    const query = 'select u.id as id from `again.logs` as t cross join unnest(t.metadata) as m cross join unnest(m.user) as u';
+    assert.equal((await server.request('POST', '/api/endpoints', { body: { name: 'again.users', query } })).status, 201);
+    assert.equal((await server.request('DELETE', `/api/sources/${first.body.token}`)).status, 204);
+    const second = await server.request('POST', '/api/sources', { body: { name: 'again.logs' } });
+    await server.request('POST', `/logs?source=${second.body.token}`, { body: { message: 'y', metadata: { user: { id: 8 } } } });
+    assert.deepEqual((await server.request('GET', '/api/endpoints/query/again.users')).body, { result: [{ id: 8 }] });
+    const { warehouse, dialect } = server.services;
+    if (warehouse.engine !== 'duckdb') return; // ClickHouse reads subcolumns: it keeps no copies
+    const relation = warehouse.relation(second.body.token);
+    const translated = translate(query, dialect, { resolveTable: (name) => (name === 'again.logs' ? relation : undefined) });
+    assert.match(translated.sql, /"sawmill:leaf:metadata\.user\.id"/, 'the chain reads the stored copy of u.id');
   });
 });
 

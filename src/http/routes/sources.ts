@@ -52,6 +52,7 @@ export default async function sourceRoutes(app: FastifyInstance, { services }: {
       await catalog.deleteSource(source);
       throw error;
     }
+    await services.endpoints.promote(principal.ownerId);
     return reply.status(201).send(sourceView(source));
   });
 
