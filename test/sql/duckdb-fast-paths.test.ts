@@ -107,7 +107,7 @@ describe('LIKE', () => {
 });
 
 describe('several quantiles of one value', () => {
-  test('share one sketch and return what separate sketches return, NULL for a group without values', async () => {
+  test('share one aggregate and return what separate ones return, NULL for a group without values', async () => {
     const { sql } = translate(
       `select event_message, approx_quantiles(epoch_us, 100)[offset(50)] as p50, approx_quantiles(epoch_us, 100)[offset(99)] as p99,
          approx_quantiles(epoch_us, 4)[offset(2)] as median
@@ -115,17 +115,28 @@ describe('several quantiles of one value', () => {
       duckdbDialect,
       { resolveTable },
     );
-    assert.match(sql, /approx_quantile\("epoch_us", \[0\.5, 0\.99\]\)\[1\]/, sql);
+    assert.match(sql, /quantile_disc\("epoch_us", \[0\.5, 0\.99\]\)\[1\]/, sql);
     const expected = await rows(
-      `select event_message, approx_quantile(epoch_us(timestamp), 0.5), approx_quantile(epoch_us(timestamp), 0.99), approx_quantile(epoch_us(timestamp), 0.5)
+      `select event_message, quantile_disc(epoch_us(timestamp), 0.5), quantile_disc(epoch_us(timestamp), 0.99), quantile_disc(epoch_us(timestamp), 0.5)
        from events group by event_message order by event_message nulls first`,
     );
     assert.deepEqual(await rows(sql), expected);
     assert.deepEqual(expected[0], [null, null, null, null]);
   });
 
+  test('quantiles are exact, and values of the input', async () => {
+    const { sql } = translate(
+      'select approx_quantiles(x, 4) as q, approx_quantiles(x, 2)[offset(1)] as median from (select x from unnest([9, 1, 100, 3, 7, 4, 13, 2, 11]) as x)',
+      duckdbDialect,
+      { resolveTable },
+    );
+    const [[boundaries, median]] = (await connection.runAndReadAll(sql)).getRowsJson() as [[number[], number]];
+    assert.deepEqual([boundaries[0], boundaries[2], boundaries[4], median], [1, 7, 100, 7], 'minimum, the exact median, maximum');
+    assert.ok(boundaries.every((value) => [9, 1, 100, 3, 7, 4, 13, 2, 11].includes(value)), String(boundaries));
+  });
+
   test('a single quantile, or a windowed one, keeps the scalar form', () => {
     const single = translate('select approx_quantiles(ms, 100)[offset(95)] as p95 from (select 1 as ms)', duckdbDialect, { resolveTable }).sql;
-    assert.match(single, /approx_quantile\("ms", 0\.95\)/);
+    assert.match(single, /quantile_disc\("ms", 0\.95\)/);
   });
 });
