@@ -7,6 +7,7 @@ import { FileCatalog } from './catalog/file-catalog.ts';
 import { PostgresCatalog } from './catalog/postgres-catalog.ts';
 import type { Config } from './config.ts';
 import { EndpointService } from './endpoints/service.ts';
+import { SawmillMetrics } from './monitoring.ts';
 import { buildApp } from './http/app.ts';
 import type { Services } from './http/services.ts';
 import { Journal } from './pipeline/journal.ts';
@@ -65,14 +66,20 @@ export async function startServer(config: Config): Promise<RunningServer> {
     journal: opened?.journal,
     onCommitError: (error, sourceIds) => app.log.error({ err: error, sources: sourceIds }, 'commit failed'),
     onQuarantined: (path, sourceId) => app.log.error({ source: sourceId, file: path }, 'events the warehouse kept refusing were set aside'),
+    onFolded: (events, seconds) => {
+      metrics.foldEvents.observe(events);
+      metrics.foldSeconds.observe(seconds);
+    },
+    onVisible: (lagSeconds) => metrics.visibilityLag.observe(lagSeconds),
   });
   const endpoints = new EndpointService(catalog, warehouse, dialect, {
     queryTimeoutMs: config.queryTimeoutMs,
     cacheMaxBytes: 64 * 1024 * 1024,
     onPromotionFailed: (error, sourceId) => app.log.warn({ err: error, source: sourceId }, 'keeping copies of what an endpoint reads failed: it reads the nested fields instead'),
   });
+  const metrics = new SawmillMetrics({ writer, endpoints, storage, dataDir: config.dataDir, maxQueuedEvents: config.maxQueuedEvents });
   const keys = new KeyRing(catalog, { privateKey: await privateKeyFor(config, (message) => console.log(message)), ingestKey: config.ingestKey });
-  const services: Services = { catalog, keys, warehouse, writer, endpoints, dialect, limits: { maxBodyBytes: config.maxBodyBytes }, isReady: () => ready };
+  const services: Services = { catalog, keys, warehouse, writer, endpoints, dialect, metrics, limits: { maxBodyBytes: config.maxBodyBytes }, isReady: () => ready };
   const app: FastifyInstance = await buildApp(services, { logLevel: config.logLevel, headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs });
 
   // A crash between creating a source and its storage leaves the catalog ahead: catch up.

@@ -3,7 +3,7 @@ import type { Catalog, Endpoint, Source } from './types.ts';
 
 /**
  * Keys and what they may do. Scopes: `private` (everything), `ingest` (any source),
- * `ingest:source:<id>`, `query` (any endpoint), `query:endpoint:<id>`.
+ * `ingest:source:<id>`, `query` (any endpoint), `query:endpoint:<id>`, `metrics` (read /metrics).
  */
 
 export interface Principal {
@@ -11,7 +11,7 @@ export interface Principal {
   scopes: readonly string[];
 }
 
-const SCOPE_PATTERN = /^(private|ingest|query|ingest:source:\d+|query:endpoint:\d+)$/;
+const SCOPE_PATTERN = /^(private|ingest|query|metrics|ingest:source:\d+|query:endpoint:\d+)$/;
 
 export const isValidScope = (scope: string) => SCOPE_PATTERN.test(scope);
 
@@ -21,6 +21,9 @@ export const hashKey = (key: string) => createHash('sha256').update(key).digest(
 export const generateKey = () => randomBytes(32).toString('base64url');
 
 export const canManage = (principal: Principal) => principal.scopes.includes('private');
+
+/** A Prometheus scraper gets a key of its own that can read figures and nothing else. */
+export const canReadMetrics = (principal: Principal) => principal.scopes.some((scope) => scope === 'private' || scope === 'metrics');
 
 export function canIngest(principal: Principal, source: Source): boolean {
   if (principal.ownerId !== source.owner_id) return false;

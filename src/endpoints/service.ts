@@ -31,6 +31,9 @@ export class EndpointService {
   private readonly warmers = new Map<number, NodeJS.Timeout>();
   private readonly translations = new Map<string, { translation: Translation; resolved: Array<[string, string | undefined]> }>();
   private readonly reads = new Map<string, Map<string, NestedReads>>();
+  /** Runs of caching endpoints the cache answered, and those it did not (for /metrics). */
+  cacheHits = 0;
+  cacheMisses = 0;
 
   constructor(
     private readonly catalog: Catalog,
@@ -69,7 +72,11 @@ export class EndpointService {
     // updated_at in the key: an endpoint changed by another instance never serves its old rows.
     const key = ResultCache.key(endpoint.id, { ...params, ...(request.sql === undefined ? {} : { sql: request.sql }), '\u0000version': endpoint.updated_at });
     const cached = this.cache.get(key);
-    if (cached) return cached;
+    if (cached) {
+      this.cacheHits++;
+      return cached;
+    }
+    this.cacheMisses++;
     const body = await execute();
     this.cache.set(key, body, endpoint.cache_duration_seconds * 1000, execute);
     this.scheduleWarming(endpoint);

@@ -8,6 +8,7 @@ import endpointRoutes from './routes/endpoints.ts';
 import explorerRoutes from './routes/explorer.ts';
 import healthRoutes from './routes/health.ts';
 import ingestRoutes from './routes/ingest.ts';
+import metricsRoutes from './routes/metrics.ts';
 import otlpRoutes from './routes/otlp.ts';
 import sourceRoutes from './routes/sources.ts';
 import vercelRoutes, { vercelVerifyOnSend } from './routes/vercel.ts';
@@ -63,6 +64,7 @@ export async function buildApp(services: Services, options: HttpOptions): Promis
   app.addHook('onSend', vercelVerifyOnSend);
   releaseYoungGenerationWhenIdle(app);
   await app.register(healthRoutes, { services });
+  await app.register(metricsRoutes, { services });
   await app.register(sourceRoutes, { services });
   await app.register(accessTokenRoutes, { services });
   await app.register(endpointRoutes, { services });

@@ -1,6 +1,7 @@
 import type { KeyRing } from '../catalog/access.ts';
 import type { Catalog } from '../catalog/types.ts';
 import type { EndpointService } from '../endpoints/service.ts';
+import type { SawmillMetrics } from '../monitoring.ts';
 import type { EventWriter } from '../pipeline/writer.ts';
 import type { SqlDialect } from '../sql/index.ts';
 import type { Warehouse } from '../warehouse/types.ts';
@@ -14,6 +15,8 @@ export interface Services {
   endpoints: EndpointService;
   /** The warehouse's SQL printer, for queries other than endpoints (the log explorer). */
   dialect: SqlDialect;
+  /** Self-monitoring figures (/metrics). */
+  metrics: SawmillMetrics;
   limits: { maxBodyBytes: number };
   /** False until the service accepts traffic and again once it is shutting down. */
   isReady: () => boolean;

@@ -23,6 +23,10 @@ export interface WriterOptions {
   onCommitError?: (error: unknown, sourceIds: string[]) => void;
   /** Told where an acknowledged record the warehouse kept refusing was set aside. */
   onQuarantined?: (path: string, sourceId: string) => void;
+  /** Told of each commit into the warehouse that succeeded: its events and how long it took. */
+  onFolded?: (events: number, seconds: number) => void;
+  /** Told, per journaled request, how long its events took from acknowledgement to being readable. */
+  onVisible?: (lagSeconds: number) => void;
 }
 
 export const DEFAULT_MAX_FIELDS_PER_SOURCE = 1000;
@@ -42,6 +46,8 @@ const writeFailed = () => new AppError(503, 'write_failed', 'events could not be
 interface Pending extends JournalRecord {
   /** Answers the request; a no-op for journaled records, which were answered already. */
   settle: (error?: unknown) => void;
+  /** performance.now() when the request was acknowledged from the journal (not for recovered records). */
+  acknowledgedAt?: number;
 }
 
 const acknowledged = () => undefined;
@@ -127,7 +133,8 @@ export class EventWriter {
       throw writeFailed();
     }
     this.acknowledgedSeq = Math.max(this.acknowledgedSeq, seq);
-    this.enqueue(staged ? { seq, sourceId, rows, staged, settle: acknowledged } : { seq, sourceId, rows, settle: acknowledged });
+    const acknowledgedAt = performance.now();
+    this.enqueue(staged ? { seq, sourceId, rows, staged, settle: acknowledged, acknowledgedAt } : { seq, sourceId, rows, settle: acknowledged, acknowledgedAt });
   }
 
   /**
@@ -228,8 +235,10 @@ export class EventWriter {
   private async commit(taken: Pending[]): Promise<void> {
     if (taken.length === 0) return;
     try {
+      const started = performance.now();
       const batches = [...groupBySource(taken)].map(([sourceId, items]) => this.batch(sourceId, items));
       await this.warehouse.append(batches, this.journal ? taken.at(-1)!.seq : undefined);
+      this.options.onFolded?.(taken.reduce((sum, pending) => sum + recordEvents(pending), 0), (performance.now() - started) / 1000);
       this.committed(taken, batches);
     } catch (error) {
       // One request's failure must not fail the requests that shared its commit (the commit was
@@ -285,7 +294,11 @@ export class EventWriter {
   }
 
   private committed(items: Pending[], batches: AppendBatch[]): void {
-    for (const pending of items) pending.settle();
+    const now = performance.now();
+    for (const pending of items) {
+      pending.settle();
+      if (pending.acknowledgedAt !== undefined) this.options.onVisible?.((now - pending.acknowledgedAt) / 1000);
+    }
     for (const batch of batches) this.announce(batch);
     if (this.journal) this.advance(items.at(-1)!.seq);
   }

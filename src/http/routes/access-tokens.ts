@@ -10,7 +10,7 @@ const scopeList = z
   .union([z.string(), z.array(z.string())])
   .transform((value) => (Array.isArray(value) ? value : value.split(/[\s,]+/)).filter(Boolean))
   .refine((scopes) => scopes.length > 0, 'at least one scope is required')
-  .refine((scopes) => scopes.every(isValidScope), 'scopes are private, ingest, ingest:source:<id>, query, query:endpoint:<id>');
+  .refine((scopes) => scopes.every(isValidScope), 'scopes are private, ingest, ingest:source:<id>, query, query:endpoint:<id>, metrics');
 
 const tokenInput = z.object({ scopes: scopeList.optional(), description: z.string().max(1_000).nullable().optional() });
 

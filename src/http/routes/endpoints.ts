@@ -37,6 +37,9 @@ function queryParameters(request: FastifyRequest): Record<string, string> {
   return merged;
 }
 
+/** The endpoint each query request ran, for its line in /metrics. */
+const endpointNames = new WeakMap<FastifyRequest, string>();
+
 export default async function endpointRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const config = { managementErrors: true };
   const { catalog, endpoints } = services;
@@ -51,9 +54,17 @@ export default async function endpointRoutes(app: FastifyInstance, { services }:
   const runQuery = async (request: FastifyRequest<{ Params: { name: string } }>, reply: FastifyReply) => {
     const anonymous = presentedKey(request) === undefined;
     const principal = (anonymous && endpoints.publicPrincipal(request.params.name)) || authenticate(services.keys, request);
+    const endpoint = endpoints.find(principal.ownerId, request.params.name);
+    if (endpoint) endpointNames.set(request, endpoint.name);
     const body = await endpoints.run(principal, request.params.name, queryParameters(request));
     return reply.type('application/json; charset=utf-8').send(body);
   };
+  app.addHook('onResponse', (request, reply, done) => {
+    if (request.routeOptions.url?.includes('/query/')) {
+      services.metrics.endpointSeconds.observe(reply.elapsedTime / 1000, { endpoint: endpointNames.get(request) ?? '', status: String(reply.statusCode) });
+    }
+    done();
+  });
   app.get('/api/endpoints/query/:name', runQuery);
   app.post('/api/endpoints/query/:name', runQuery);
   app.get('/endpoints/query/:name', runQuery);

@@ -16,6 +16,9 @@ const PREFIXES = ['/logs', '/api/logs', '/api/events'];
 /** Log levels at which every ingestion request is logged. */
 const REQUEST_LOG_LEVELS = new Set(['debug', 'trace']);
 
+/** The source each request was resolved to, for its line in /metrics. */
+const sourceNames = new WeakMap<FastifyRequest, string>();
+
 const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
 function checkGithubSignature(source: Source, route: IngestRoute, request: FastifyRequest, body: Buffer): void {
@@ -39,6 +42,10 @@ export default async function ingestRoutes(app: FastifyInstance, { services }: {
     reply.header('connection', 'close');
     done(queueFull());
   });
+  app.addHook('onResponse', (request, reply, done) => {
+    services.metrics.ingestRequests.inc({ source: sourceNames.get(request) ?? '', status: String(reply.statusCode) });
+    done();
+  });
 
   // Everything after decoding happens in `store`, whose promise the handler returns rather than
   // awaits: the parsed body must not be held by a suspended async function while the journal
@@ -58,6 +65,7 @@ export default async function ingestRoutes(app: FastifyInstance, { services }: {
     const { events, routing } = adapterFor(route)!({ body, query, headers: request.headers });
     const source = resolveSource(services, principal, query, routing, first(request.headers['x-source']));
     if (!canIngest(principal, source)) throw forbidden(`ingest into source ${source.token}`);
+    sourceNames.set(request, source.name);
     checkGithubSignature(source, route, request, raw);
 
     const now = Date.now() * 1000;
@@ -68,11 +76,22 @@ export default async function ingestRoutes(app: FastifyInstance, { services }: {
       if (normalized.ok) rows.push(normalized.row);
       else errors.push({ index, message: normalized.error });
     });
+    const counted = services.metrics.ingestEvents;
+    if (errors.length > 0) counted.inc({ source: source.name, outcome: 'rejected' }, errors.length);
     if (rows.length === 0 && errors.length > 0) {
       throw new AppError(400, 'invalid_events', `no event could be stored: ${errors[0]!.message}`, { rejected: errors.length, errors: errors.slice(0, 100) });
     }
     const reply = { message: 'Logged!', accepted: rows.length, rejected: errors.length, ...(errors.length > 0 ? { errors: errors.slice(0, 100) } : {}) };
-    return services.writer.write(source.token, rows).then(() => reply);
+    return services.writer.write(source.token, rows).then(
+      () => {
+        counted.inc({ source: source.name, outcome: 'accepted' }, rows.length);
+        return reply;
+      },
+      (error: unknown) => {
+        counted.inc({ source: source.name, outcome: 'refused' }, rows.length);
+        throw error;
+      },
+    );
   }
 
   // Two log lines per request cost a tenth of the main thread at thousands of requests a second:
