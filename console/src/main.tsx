@@ -6,6 +6,7 @@ import { EndpointEditor } from './pages/EndpointEditor.tsx';
 import { EndpointList } from './pages/EndpointList.tsx';
 import { SourceList } from './pages/SourceList.tsx';
 import { SourcePage } from './pages/SourcePage.tsx';
+import { Status } from './pages/Status.tsx';
 import './style.css';
 
 /** Hash routes keep the service's job to one page: #/sources, #/sources/<token>/<tab>, #/endpoints/<token>. */
@@ -83,6 +84,7 @@ function App() {
   let page;
   if (section === 'endpoints' && id) page = <EndpointEditor key={id} token={id} canManage={info.manage} />;
   else if (section === 'endpoints') page = <EndpointList canManage={info.manage} />;
+  else if (section === 'status') page = <Status />;
   else if (id) page = <SourcePage key={id} token={id} tab={tab ?? 'explore'} canManage={info.manage} />;
   else page = <SourceList canManage={info.manage} />;
 
@@ -98,6 +100,9 @@ function App() {
           </a>
           <a href="#/endpoints" class={section === 'endpoints' ? 'active' : ''}>
             Endpoints
+          </a>
+          <a href="#/status" class={section === 'status' ? 'active' : ''}>
+            Status
           </a>
         </nav>
         <span class="spacer" />

@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { PRIVATE_KEY, startTestServer, type TestServer } from '../support/server.ts';
+import { ARTIFACTS, chromiumMissing, launchChromium } from './browser.ts';
+
+const WAIT = { timeout: 15_000 };
+
+describe('the console Status page in Chromium', { skip: chromiumMissing() }, () => {
+  let server: TestServer;
+  let browser: Browser;
+  let page: Page;
+
+  before(async () => {
+    server = await startTestServer();
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop({ removeData: true });
+  });
+
+  test('shows ingestion by source, endpoint latency and cache hits from /metrics', async () => {
+    const source = (await server.request('POST', '/api/sources', { body: { name: 'status.demo' } })).body;
+    for (let i = 0; i < 2; i++) await server.request('POST', `/logs?source=${source.token}`, { body: { batch: [{ message: 'a' }, { message: 'b' }, { message: 'c' }] } });
+    await server.request('POST', '/api/endpoints', { body: { name: 'status.count', query: 'select count(*) as n from `status.demo`', cache_duration_seconds: 60 } });
+    for (let i = 0; i < 3; i++) assert.equal((await server.request('GET', '/api/endpoints/query/status.count')).status, 200);
+
+    await page.goto(`${server.url}/`);
+    await page.getByLabel('API key').fill(PRIVATE_KEY);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'Status' }).click();
+    const ingest = page.getByTestId('status-ingest').getByRole('row', { name: /status\.demo/ });
+    await ingest.waitFor(WAIT);
+    assert.deepEqual(await ingest.getByRole('cell').allInnerTexts(), ['status.demo', '6', '0', '2', '0']);
+    const endpoint = page.getByTestId('status-endpoints').getByRole('row', { name: /status\.count/ });
+    assert.equal((await endpoint.getByRole('cell').allInnerTexts())[1], '3');
+    const figures = await page.getByTestId('status-figures').innerText();
+    assert.match(figures, /Endpoint cache hits\s+2 of 3/);
+    assert.match(figures, /Queue\s+0 of 100,000 events/);
+    assert.match(figures, /DuckDB file\s+[\d.]+ (kB|MB)/);
+    await page.screenshot({ path: join(ARTIFACTS, 'status.png'), fullPage: true });
+  });
+});
