@@ -125,7 +125,8 @@ export interface ExprVariants {
   Function: AstFunction;
   Interval: { value: AstExpr; leading_field?: unknown; last_field?: unknown; leading_precision?: unknown };
   Array: { elem: AstExpr[]; named: boolean };
-  Struct: { values: AstExpr[]; fields: unknown[] };
+  Struct: { values: AstExpr[]; fields: AstStructField[] };
+  Tuple: AstExpr[];
   Named: { expr: AstExpr; name: Ident };
   Substring: { expr: AstExpr; substring_from?: AstExpr; substring_for?: AstExpr };
   Floor: { expr: AstExpr; field: unknown };
@@ -133,6 +134,12 @@ export interface ExprVariants {
   Trim: { expr: AstExpr; trim_where?: unknown; trim_what?: unknown; trim_characters?: AstExpr[] };
 }
 export type AstExpr = OneOf<ExprVariants>;
+
+/** A field of `STRUCT<a INT64, STRING>`: in a type and in a typed constructor. */
+export interface AstStructField {
+  field_name?: Ident;
+  field_type: AstDataType;
+}
 
 export interface AstUnnest {
   alias?: TableAlias;

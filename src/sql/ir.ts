@@ -104,7 +104,12 @@ export type ScalarTypeName =
   | 'DATE'
   | 'TIME'
   | 'JSON';
-export type TypeName = ScalarTypeName | { array: TypeName };
+export type TypeName = ScalarTypeName | { array: TypeName } | { struct: StructFieldType[] };
+/** A STRUCT<…> field; BigQuery allows fields without a name (`STRUCT<INT64, STRING>`). */
+export interface StructFieldType {
+  name?: string;
+  type: TypeName;
+}
 
 export type BinaryOperator =
   | '+'

@@ -19,6 +19,7 @@ import type {
   AstSelect,
   AstSelectItem,
   AstSetExpr,
+  AstStructField,
   AstTableFactor,
   AstTableWithJoins,
   AstValue,
@@ -588,15 +589,25 @@ class Lowering {
         return this.interval(body, scope);
       case 'Array':
         return { kind: 'array', elements: body.elem.map((element) => this.expr(element, scope)) };
-      case 'Struct':
-        if (body.fields.length > 0) throw invalidSql('typed STRUCT<…>(…) constructors are not supported', positionOf(body));
-        return {
+      case 'Struct': {
+        const struct: ir.Expr = {
           kind: 'struct',
           fields: body.values.map((value) => {
             if ('Named' in value) return { name: value.Named.name.value, value: this.expr(value.Named.expr, scope) };
             return { value: this.expr(value, scope) };
           }),
         };
+        if (body.fields.length === 0) return struct;
+        // STRUCT<a INT64, b STRING>(1, 'x'): the values take the written fields' names and types.
+        const type = { struct: this.structFields(body.fields, body) };
+        if (body.values.length !== type.struct.length) {
+          throw invalidSql(`STRUCT<…> has ${type.struct.length} fields but ${body.values.length} values`, positionOf(body));
+        }
+        return typedValue(struct, type);
+      }
+      // `(1, 'a')`: BigQuery's tuple syntax for a STRUCT with anonymous fields.
+      case 'Tuple':
+        return { kind: 'struct', fields: body.map((value) => ({ value: this.expr(value, scope) })) };
       // The grammar gives these functions their own nodes; they are ordinary calls in BigQuery.
       case 'Substring':
         return this.builtin('substr', [body.expr, body.substring_from, body.substring_for], scope);
@@ -730,7 +741,16 @@ class Lowering {
     if (ast.kind === 'DoubleColon') throw invalidSql('"::" casts are not BigQuery syntax; use CAST(x AS type)', positionOf(ast));
     if (ast.kind === 'TryCast') throw invalidSql('TRY_CAST is not BigQuery syntax; use SAFE_CAST', positionOf(ast));
     this.refuseIfPresent(ast.format, 'CAST … FORMAT');
-    return { kind: 'cast', expr: this.expr(ast.expr, scope), type: this.typeName(ast.data_type, ast), safe: ast.kind === 'SafeCast' };
+    const type = this.typeName(ast.data_type, ast);
+    const value = this.expr(ast.expr, scope);
+    // A literal array or struct cast to a type (what `ARRAY<T>[…]` becomes, typed-arrays.ts) is
+    // built with that type element by element, as BigQuery types a literal.
+    if (ast.kind === 'Cast' && typeof type !== 'string' && (value.kind === 'array' || value.kind === 'struct')) return typedValue(value, type);
+    return { kind: 'cast', expr: value, type, safe: ast.kind === 'SafeCast' };
+  }
+
+  private structFields(fields: AstStructField[], node: unknown): ir.StructFieldType[] {
+    return fields.map((field) => ({ ...(field.field_name ? { name: field.field_name.value } : {}), type: this.typeName(field.field_type, node) }));
   }
 
   private typeName(type: AstDataType, node: unknown): ir.TypeName {
@@ -765,6 +785,10 @@ class Lowering {
       const inner = type.Array as Record<string, AstDataType> | undefined;
       const element = inner && 'AngleBracket' in inner ? inner.AngleBracket : undefined;
       if (element !== undefined) return { array: this.typeName(element, node) };
+    }
+    if (key === 'Struct' && typeof type === 'object') {
+      const [fields] = type.Struct as [AstStructField[], unknown];
+      return { struct: this.structFields(fields, node) };
     }
     throw invalidSql(`type ${key || JSON.stringify(type)} is not supported`, positionOf(node));
   }
@@ -902,6 +926,27 @@ class Lowering {
       throw invalidSql(`${construct} is not supported`, positionOf(value));
     }
   }
+}
+
+/**
+ * A literal array or struct with the given type: each element and field cast to its own type,
+ * struct fields renamed by the type (BigQuery matches struct fields by position). An empty array
+ * keeps the cast, as it has no element to carry the type.
+ */
+function typedValue(value: ir.Expr, type: ir.TypeName): ir.Expr {
+  if (value.kind === 'array' && typeof type === 'object' && 'array' in type && value.elements.length > 0) {
+    return { kind: 'array', elements: value.elements.map((element) => typedValue(element, type.array)) };
+  }
+  if (value.kind === 'struct' && typeof type === 'object' && 'struct' in type && value.fields.length === type.struct.length) {
+    return {
+      kind: 'struct',
+      fields: value.fields.map((field, index) => {
+        const fieldType = type.struct[index]!;
+        return { ...(fieldType.name !== undefined ? { name: fieldType.name } : {}), value: typedValue(field.value, fieldType.type) };
+      }),
+    };
+  }
+  return { kind: 'cast', expr: value, type, safe: false };
 }
 
 function isNoDateTimeField(field: unknown): boolean {

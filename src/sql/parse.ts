@@ -4,6 +4,7 @@ import { setFlagsFromString } from 'node:v8';
 import { BigQueryDialect, Parser, ParserError, init } from '@guanmingchiu/sqlparser-ts';
 import { AppError } from '../errors.ts';
 import type { AstQuery, AstStatement, Position } from './ast.ts';
+import { rewriteTypedArrays } from './typed-arrays.ts';
 
 // The WebAssembly module must be loaded before the first parse; doing it at import keeps
 // `translate` synchronous for callers.
@@ -46,7 +47,7 @@ export function parseQuery(sql: string): AstQuery {
 
 function parseStatements(sql: string): AstStatement[] {
   try {
-    return parser().parse(sql) as AstStatement[];
+    return parser().parse(rewriteTypedArrays(sql)) as AstStatement[];
   } catch (error) {
     if (!(error instanceof ParserError)) throw error;
     throw parserErrorToInvalidSql(error);

@@ -403,3 +403,11 @@ export function starExpandsUnnestElements(from: ir.From): boolean {
   const arrays = [...(from.base.kind === 'unnest' ? [from.base.array] : []), ...from.steps.flatMap((step) => (step.kind === 'unnest' ? [step.array] : []))];
   return !arrays.every((array) => array.kind === 'call' && (array.fn === 'generate_array' || array.fn === 'generate_timestamp_array'));
 }
+
+/**
+ * A struct field's name in the engine: an anonymous field (`STRUCT(1, 2)`, `(1, 2)`) is named as
+ * BigQuery names it in JSON results, `_field_1`, `_field_2`…, by its 1-based position.
+ */
+export function structFieldName(name: string | undefined, index: number): string {
+  return name ?? `_field_${index + 1}`;
+}

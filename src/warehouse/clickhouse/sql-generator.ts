@@ -28,7 +28,7 @@ import type { SqlDialect } from '../../sql/dialect.ts';
 import type { BigQueryFunction } from '../../sql/functions.ts';
 import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
-import { type ExprOf, type JoinStep, type PlannedFrom, SqlPrinter, starExpandsUnnestElements, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
+import { type ExprOf, type JoinStep, type PlannedFrom, SqlPrinter, starExpandsUnnestElements, structFieldName, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
 import { planArrayJoins } from './array-join.ts';
 import { FUNCTION_EMITTERS, intervalUnit } from './sql-functions.ts';
 
@@ -264,7 +264,10 @@ class ClickHousePrinter extends SqlPrinter {
   // ---- expressions ---------------------------------------------------------------------------
 
   protected override type(type: ir.TypeName): string {
-    if (typeof type !== 'string') return `Array(${this.nullableType(type.array)})`;
+    if (typeof type === 'object' && 'array' in type) return `Array(${this.nullableType(type.array)})`;
+    if (typeof type === 'object') {
+      return `Tuple(${type.struct.map((field, index) => `${quoteIdentifier(structFieldName(field.name, index))} ${this.nullableType(field.type)}`).join(', ')})`;
+    }
     const name = TYPE_NAMES[type];
     if (!name) throw invalidSql(`type ${type} is not supported on ClickHouse`);
     return name;
@@ -366,9 +369,8 @@ class ClickHousePrinter extends SqlPrinter {
   protected override struct(expr: ExprOf<'struct'>): string {
     const values = expr.fields.map((field) => this.expr(field.value));
     const tuple = `tuple(${values.join(', ')})`;
-    if (!expr.fields.every((field) => field.name !== undefined)) return tuple;
     // Named tuple: element types come from the values, at analysis time.
-    const elements = expr.fields.map((field, index) => `${quoteString(`${quoteIdentifier(field.name!)} `)}, toTypeName(${values[index]})`);
+    const elements = expr.fields.map((field, index) => `${quoteString(`${quoteIdentifier(structFieldName(field.name, index))} `)}, toTypeName(${values[index]})`);
     return `CAST(${tuple}, concat('Tuple(', ${elements.join(", ', ', ")}, ')'))`;
   }
 

@@ -13,7 +13,7 @@ import { andAll, assignConjunctsToLevels, childrenOf, conjunctsOf } from '../../
 import type { SqlDialect } from '../../sql/dialect.ts';
 import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
-import { type ExprOf, type PlannedFrom, SqlPrinter, starExpandsUnnestElements, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
+import { type ExprOf, type PlannedFrom, SqlPrinter, starExpandsUnnestElements, structFieldName, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
 import { FUNCTION_EMITTERS, sourceTimestampRefs } from './sql-functions.ts';
 
 export function quoteIdentifier(name: string): string {
@@ -215,7 +215,9 @@ class DuckDbPrinter extends SqlPrinter {
   // ---- expressions ---------------------------------------------------------------------------
 
   protected override type(type: ir.TypeName): string {
-    return typeof type === 'string' ? TYPE_NAMES[type] : `${this.type(type.array)}[]`;
+    if (typeof type === 'string') return TYPE_NAMES[type];
+    if ('array' in type) return `${this.type(type.array)}[]`;
+    return `STRUCT(${type.struct.map((field, index) => `${quoteIdentifier(structFieldName(field.name, index))} ${this.type(field.type)}`).join(', ')})`;
   }
 
   protected override param(name: string): string {
@@ -255,10 +257,7 @@ class DuckDbPrinter extends SqlPrinter {
   }
 
   protected override struct(expr: ExprOf<'struct'>): string {
-    if (expr.fields.every((field) => field.name !== undefined)) {
-      return `{${expr.fields.map((field) => `${quoteString(field.name ?? '')}: ${this.expr(field.value)}`).join(', ')}}`;
-    }
-    return `row(${expr.fields.map((field) => this.expr(field.value)).join(', ')})`;
+    return `{${expr.fields.map((field, index) => `${quoteString(structFieldName(field.name, index))}: ${this.expr(field.value)}`).join(', ')}}`;
   }
 
   protected override extract(part: ir.DatePart, value: string): string {
