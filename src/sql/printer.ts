@@ -11,6 +11,7 @@ import { andAll, conjunctsOf } from './analysis.ts';
 import type { Emitter } from './emitters.ts';
 import type { BigQueryFunction } from './functions.ts';
 import type * as ir from './ir.ts';
+import { checkOutputLimits } from './output-limits.ts';
 import { invalidSql } from './parse.ts';
 
 export type ExprOf<Kind extends ir.Expr['kind']> = Extract<ir.Expr, { kind: Kind }>;
@@ -343,6 +344,7 @@ export abstract class SqlPrinter {
   // ---- function calls and windows ------------------------------------------------------------
 
   private call(expr: ExprOf<'call'>): string {
+    checkOutputLimits(expr.fn, expr.args);
     const emit = this.functions[expr.fn];
     return emit({
       args: expr.args.map((arg) => this.argument(arg)),

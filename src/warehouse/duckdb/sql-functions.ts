@@ -8,6 +8,7 @@ import type { BigQueryFunction } from '../../sql/functions.ts';
 import { arg, datePartName, optionalArg, PORTABLE_EMITTERS, regexpExtractGroup, same, type CallParts, type Emitter } from '../../sql/emitters.ts';
 import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
+import { generateArray, generateTimestampArray, padding, repeat } from './bounded-functions.ts';
 
 /**
  * Refs that read a source's fixed `timestamp` column (TIMESTAMPTZ), marked by the printer
@@ -89,11 +90,6 @@ const nullPropagating =
   (name: string): Emitter =>
   (call) =>
     `(CASE WHEN ${call.args.map((value) => `${value} IS NULL`).join(' OR ')} THEN NULL ELSE ${name}(${call.args.join(', ')}) END)`;
-
-const padding =
-  (name: string): Emitter =>
-  (call) =>
-    `${name}(${arg(call, 0)}, CAST(${arg(call, 1)} AS INTEGER), ${optionalArg(call, 2) ?? "' '"})`;
 
 const dateArithmetic =
   (operator: '+' | '-'): Emitter =>
@@ -177,7 +173,7 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   strpos: same('strpos'),
   split: (call) => `string_split(${arg(call, 0)}, ${optionalArg(call, 1) ?? "','"})`,
   reverse: same('reverse'),
-  repeat: (call) => `repeat(${arg(call, 0)}, CAST(${arg(call, 1)} AS BIGINT))`,
+  repeat,
   lpad: padding('lpad'),
   rpad: padding('rpad'),
   left: same('left'),
@@ -191,9 +187,8 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   array_to_string: (call) => `array_to_string(${arg(call, 0)}, ${arg(call, 1)})`,
   array_concat: (call) => `(${call.args.join(' || ')})`,
   array_reverse: same('list_reverse'),
-  generate_array: (call) => `generate_series(${arg(call, 0)}, ${arg(call, 1)}, ${optionalArg(call, 2) ?? '1'})`,
-  generate_timestamp_array: (call) =>
-    `generate_series(CAST(${arg(call, 0)} AS TIMESTAMPTZ), CAST(${arg(call, 1)} AS TIMESTAMPTZ), ${arg(call, 2)})`,
+  generate_array: generateArray,
+  generate_timestamp_array: generateTimestampArray,
 
   current_timestamp: () => 'now()',
   current_datetime: (call) => `timezone(${optionalArg(call, 0) ?? "'UTC'"}, now())`,
