@@ -4,8 +4,8 @@
  * list or string outside its memory limit and cannot interrupt a single call: unchecked,
  * `generate_array(1, 1000000000)` grew the process by ~370 MB/s past SAWMILL_MEMORY_LIMIT until the
  * OS killed it. CASE evaluates its ELSE only for rows its WHEN let through, so an oversize call
- * raises DuckDB's error() instead of building; the arguments are printed twice, which costs nothing
- * when they are constants (the usual case) and is harmless otherwise, as they are deterministic.
+ * raises DuckDB's error() instead of building. The arguments are printed twice (evaluated twice),
+ * which costs nothing for constants and parameters, the usual arguments.
  */
 import { arg, optionalArg, type Emitter } from '../../sql/emitters.ts';
 import { MAX_GENERATED_ARRAY_ELEMENTS, MAX_STRING_OUTPUT_BYTES, outputTooLarge, tooManyElements } from '../../sql/output-limits.ts';
