@@ -1,7 +1,18 @@
-import { loadConfig } from './config.ts';
-import { startServer } from './server.ts';
+import { loadConfig, type Config } from './config.ts';
+import { startServer, type RunningServer } from './server.ts';
+import { startupMessage } from './startup.ts';
 
-const server = await startServer(loadConfig());
+let config: Config | undefined;
+let server: RunningServer;
+try {
+  config = loadConfig();
+  server = await startServer(config);
+} catch (error) {
+  // One line a person can act on, not a stack trace; SAWMILL_LOG_LEVEL=debug adds the trace.
+  console.error(`sawmill: ${startupMessage(error, { dataDir: config?.dataDir ?? '', host: config?.host ?? '', port: config?.port ?? 0 })}`);
+  if (process.env.SAWMILL_LOG_LEVEL === 'debug') console.error(error);
+  process.exit(1);
+}
 server.app.log.info(`Sawmill listening on ${server.url}`);
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

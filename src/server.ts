@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_OWNER_ID, generateKey, KeyRing } from './catalog/access.ts';
@@ -14,6 +14,7 @@ import { Journal } from './pipeline/journal.ts';
 import { ReadAfterWrite } from './pipeline/read-after-write.ts';
 import { EventWriter } from './pipeline/writer.ts';
 import { provisionSupabase } from './provision/supabase.ts';
+import { assertPortFree, prepareDataDir } from './startup.ts';
 import { openDuckDb } from './warehouse/duckdb/open.ts';
 import { openClickHouse } from './warehouse/clickhouse/open.ts';
 import type { SqlDialect } from './sql/index.ts';
@@ -40,7 +41,8 @@ async function privateKeyFor(config: Config, log: (message: string) => void): Pr
 }
 
 export async function startServer(config: Config): Promise<RunningServer> {
-  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  await assertPortFree(config.host, config.port);
+  await prepareDataDir(config.dataDir);
   const firstStart = !existsSync(join(config.dataDir, 'catalog.json'));
 
   // Several instances share a PostgreSQL catalog and a ClickHouse warehouse (docs/scale-out.md).

@@ -1,4 +1,4 @@
-import { rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../../config.ts';
 import type { SqlDialect } from '../../sql/dialect.ts';
@@ -7,9 +7,7 @@ import { promotingDialect } from './rewrite.ts';
 
 /** The embedded warehouse in the data dir, and its SQL printer. */
 export async function openDuckDb(config: Config): Promise<{ warehouse: DuckDbWarehouse; dialect: SqlDialect }> {
-  // Staged commit files left by a crash were never acknowledged: nothing in them is owed.
   const stagingDir = join(config.dataDir, 'staging');
-  await rm(stagingDir, { recursive: true, force: true });
   const warehouse = await DuckDbWarehouse.open(
     { path: join(config.dataDir, 'sawmill.duckdb'), stagingDir, memoryLimit: config.memoryLimit },
     {
@@ -19,6 +17,9 @@ export async function openDuckDb(config: Config): Promise<{ warehouse: DuckDbWar
         ),
     },
   );
+  // Staged commit files left by a crash were never acknowledged: nothing in them is owed. Cleared
+  // only once the file is ours: before, they could be the files of another instance's fold.
+  for (const name of await readdir(stagingDir)) await rm(join(stagingDir, name), { recursive: true, force: true });
   // Queries over promoted columns are rewritten against the warehouse's current promotions.
   return { warehouse, dialect: promotingDialect((relation) => warehouse.promotionFor(relation)) };
 }

@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { freePort, spawnServer, stopServer } from '../support/process.ts';
+
+const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+let root: string;
+
+before(async () => {
+  root = await mkdtemp(join(tmpdir(), 'sawmill-startup-'));
+  await chmod(root, 0o755); // readable by the unprivileged user of the last test
+});
+after(() => rm(root, { recursive: true, force: true }));
+
+/** Runs `npm start`'s entry point until it exits on its own (bounded), with what it printed. */
+async function startToExit(env: Record<string, string>, options: { uid?: number; gid?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', SAWMILL_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...options,
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk) => (stdout += chunk));
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const [code] = await once(child, 'exit');
+  clearTimeout(timer);
+  return { code: code as number | null, stdout, stderr };
+}
+
+const oneLine = (text: string) => {
+  const lines = text.trimEnd().split('\n');
+  assert.equal(lines.length, 1, `expected one line, got:\n${text}`);
+  return lines[0]!;
+};
+
+test('a busy port is one line, and nothing (data dir, key) is created first', async () => {
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const port = (blocker.address() as { port: number }).port;
+  const dataDir = join(root, 'never-created');
+  try {
+    const run = await startToExit({ PORT: String(port), SAWMILL_DATA_DIR: dataDir });
+    assert.equal(run.code, 1);
+    assert.equal(oneLine(run.stderr), `sawmill: port ${port} on 127.0.0.1 is already in use by another process: stop it or set PORT to a free port`);
+    assert.equal(run.stdout, '');
+    assert.equal(existsSync(dataDir), false, 'no data dir (and so no generated key) for a service that never ran');
+  } finally {
+    await new Promise((resolve) => blocker.close(resolve));
+  }
+});
+
+test('a data dir another Sawmill holds is one line naming its PID; the running one is untouched', async () => {
+  const dataDir = join(root, 'shared');
+  const first = await spawnServer({ SAWMILL_DATA_DIR: dataDir, SAWMILL_API_KEY: 'k-0123456789' }, await freePort());
+  try {
+    const run = await startToExit({ PORT: String(await freePort()), SAWMILL_DATA_DIR: dataDir, SAWMILL_API_KEY: 'k-0123456789' });
+    assert.equal(run.code, 1);
+    assert.match(oneLine(run.stderr), new RegExp(`^sawmill: data dir ${dataDir} is in use by another process \\(PID ${first.child.pid}\\), most likely another Sawmill: stop it, or give this one its own SAWMILL_DATA_DIR$`));
+    assert.ok(existsSync(join(dataDir, 'staging')), "the running instance's staging folder is still there");
+    const stored = await fetch(`${first.url}/api/sources`, { headers: { 'x-api-key': 'k-0123456789' } });
+    assert.equal(stored.status, 200);
+  } finally {
+    assert.equal(await stopServer(first), 0);
+  }
+});
+
+test('a data dir this user cannot write is one line', { skip: process.getuid?.() !== 0 && 'needs root to run the server as another user' }, async () => {
+  const dataDir = join(root, 'read-only');
+  await mkdir(dataDir, { mode: 0o755 }); // root's: the server below runs as nobody
+  const run = await startToExit({ PORT: String(await freePort()), SAWMILL_DATA_DIR: dataDir, HOME: root }, { uid: 65534, gid: 65534 });
+  assert.equal(run.code, 1);
+  assert.equal(oneLine(run.stderr), `sawmill: data dir ${dataDir} is not writable (EACCES): fix its permissions or set SAWMILL_DATA_DIR to a directory this user can write`);
+  assert.deepEqual(await readdir(dataDir), []);
+});
