@@ -83,6 +83,17 @@ export class EndpointService {
     return body;
   }
 
+  /**
+   * Run a query that is not saved (the console's draft), as an endpoint of `ownerId` would run
+   * it: the owner's sources only, `@name` parameters from `request`, never cached.
+   */
+  async preview(ownerId: number, query: string, request: Record<string, string>, maxRows: number): Promise<string> {
+    describeQuery(query);
+    const translation = translate(query, this.dialect, this.context(ownerId));
+    const params = Object.fromEntries(translation.parameters.map((name) => [name, request[name] ?? null]));
+    return replyBody(await this.warehouse.queryJson(translation.sql, params, { timeoutMs: this.options.queryTimeoutMs, maxRows }));
+  }
+
   /** Check a query before it is saved: it must parse, be a single SELECT and read only the owner's sources. */
   validate(ownerId: number, query: string): void {
     try {

@@ -155,6 +155,11 @@ describe('web console in Chromium', { skip: chromiumMissing() }, () => {
     // Highlighting: keywords and the backticked source name are styled spans, not plain text.
     assert.ok((await page.locator('.cm-line span').count()) > 3);
     await page.getByLabel('@min_ms').fill('46');
+    // An unsaved query runs as a draft; saving makes it the endpoint's.
+    await page.getByTestId('run-endpoint').click();
+    await page.getByTestId('result-summary').filter({ hasText: '4 rows' }).waitFor(WAIT);
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('Created.').waitFor(WAIT);
     await page.getByTestId('run-endpoint').click();
     await page.getByTestId('result-summary').filter({ hasText: '4 rows' }).waitFor(WAIT);
     const cells = await page.getByTestId('result-table').locator('tbody tr td:nth-child(2)').allInnerTexts();
@@ -179,6 +184,8 @@ describe('web console in Chromium', { skip: chromiumMissing() }, () => {
     await page.keyboard.press('Escape');
     await page.getByLabel(/Cache results for/).fill('30');
     await page.getByLabel('@pattern').fill('%failed%');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('Created.').waitFor(WAIT);
     await page.getByTestId('run-endpoint').click();
     await page.getByTestId('result-chart').locator('canvas').waitFor(WAIT);
     await shot('endpoint-chart');

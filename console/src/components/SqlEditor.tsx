@@ -63,7 +63,8 @@ export function SqlEditor({
 }: {
   value: string;
   onChange: (value: string) => void;
-  onRun?: () => void;
+  /** Ctrl/⌘-Enter, with the document as it is now (the parent's copy may be a key behind). */
+  onRun?: (text: string) => void;
   tables?: string[];
   error?: SqlErrorPosition | null;
 }) {
@@ -83,7 +84,7 @@ export function SqlEditor({
       parent: host.current!,
       doc: value,
       extensions: [
-        keymap.of([{ key: 'Mod-Enter', run: () => (run.current?.(), true) }]),
+        keymap.of([{ key: 'Mod-Enter', run: (editor) => (run.current?.(editor.state.doc.toString()), true) }]),
         basicSetup,
         EditorView.lineWrapping,
         language.current.of(completionsFor(tables ?? [])),
@@ -127,7 +128,7 @@ export function SqlEditor({
 
   useEffect(() => {
     view.current?.dispatch({ effects: setErrorMark.of(error ?? null) });
-  }, [error?.line, error?.column, error?.message]);
+  }, [error]);
 
   return <div class="sql-editor" ref={host} data-testid="sql-editor" />;
 }

@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, query, type Endpoint } from '../api.ts';
 import { TimeSeriesChart } from '../components/charts.tsx';
 import { CopyField, ErrorBox } from '../components/common.tsx';
-import { SqlEditor } from '../components/SqlEditor.tsx';
+import { SqlEditor, type SqlErrorPosition } from '../components/SqlEditor.tsx';
 import { cellText, timeText, timeValue } from '../format.ts';
 import { useSources } from './SourceList.tsx';
 import { endpointUrl } from './EndpointList.tsx';
@@ -50,6 +50,12 @@ function chartable(rows: Array<Record<string, unknown>>) {
   };
 }
 
+/** The service's SQL errors end in `(line N, column M)`: where to mark the text. */
+export function sqlErrorPosition(message: string): SqlErrorPosition | null {
+  const match = /\(line (\d+), column (\d+)\)/.exec(message);
+  return match ? { line: Number(match[1]), column: Number(match[2]), message } : null;
+}
+
 export function EndpointEditor({ token: routeToken, canManage }: { token: string; canManage: boolean }) {
   const isNew = routeToken === 'new';
   const [token, setToken] = useState<string | null>(isNew ? null : routeToken);
@@ -60,6 +66,8 @@ export function EndpointEditor({ token: routeToken, canManage }: { token: string
   const [rows, setRows] = useState<Array<Record<string, unknown>> | null>(null);
   const [took, setTook] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
+  /** A new object per failure, so the same position is marked again after the text was edited. */
+  const [errorMark, setErrorMark] = useState<SqlErrorPosition | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const { sources } = useSources();
@@ -101,10 +109,21 @@ export function EndpointEditor({ token: routeToken, canManage }: { token: string
       setNotice('Saved.');
       return token;
     } catch (caught) {
-      setError((caught as Error).message);
+      showQueryError((caught as Error).message);
       return null;
     } finally {
       setBusy(false);
+    }
+  };
+
+  /** An error about the query: its place is marked, and rows from an earlier run no longer stand under it. */
+  const showQueryError = (message: string) => {
+    setError(message);
+    const position = sqlErrorPosition(message);
+    setErrorMark(position);
+    if (position || /^query\b/.test(message)) {
+      setRows(null);
+      setTook(null);
     }
   };
 
@@ -118,18 +137,26 @@ export function EndpointEditor({ token: routeToken, canManage }: { token: string
     return values;
   };
 
-  const run = async () => {
-    const target = canManage && (dirty || token === null) ? await save() : (token ?? routeToken);
-    if (!target) return;
+  /**
+   * An edited query runs as a draft: callers of the endpoint keep getting the saved query until
+   * Save. Without edits (or without the right to edit) the saved endpoint runs.
+   */
+  const run = async (typed?: string) => {
+    const queryText = typed ?? draft?.query;
+    const asDraft = canManage && draft !== null && (dirty || token === null);
     setBusy(true);
     setError(null);
+    setErrorMark(null);
+    setNotice(null);
     const started = performance.now();
     try {
-      const { result } = await api<{ result: Array<Record<string, unknown>> }>('GET', `/api/endpoints/query/${encodeURIComponent(target)}${query(requestParams())}`);
+      const { result } = asDraft
+        ? await api<{ result: Array<Record<string, unknown>> }>('POST', '/api/endpoints/preview', { query: queryText, params: requestParams(), max_limit: draft.max_limit })
+        : await api<{ result: Array<Record<string, unknown>> }>('GET', `/api/endpoints/query/${encodeURIComponent(token ?? routeToken)}${query(requestParams())}`);
       setRows(result);
       setTook(Math.round(performance.now() - started));
     } catch (caught) {
-      setError((caught as Error).message);
+      showQueryError((caught as Error).message);
       setRows(null);
     } finally {
       setBusy(false);
@@ -163,7 +190,7 @@ export function EndpointEditor({ token: routeToken, canManage }: { token: string
           </button>
         )}
         <button type="button" class="primary" onClick={() => void run()} disabled={busy} data-testid="run-endpoint">
-          {busy ? 'Running…' : canManage && dirty ? 'Save & run' : 'Run'}
+          {busy ? 'Running…' : canManage && dirty ? 'Run draft' : 'Run'}
         </button>
         {canManage && token && (
           <button type="button" class="danger" onClick={remove}>
@@ -173,6 +200,7 @@ export function EndpointEditor({ token: routeToken, canManage }: { token: string
       </div>
       <ErrorBox error={error} />
       {notice && <p class="notice">{notice}</p>}
+      {canManage && dirty && token !== null && <p class="muted small-text">Run draft shows the edited query's rows; callers of this endpoint get the saved query until you save.</p>}
       {canManage && draft && (
         <div class="editor-grid">
           <div class="panel">
@@ -187,7 +215,7 @@ export function EndpointEditor({ token: routeToken, canManage }: { token: string
             <div class="label">
               Query <span class="muted small-text">BigQuery SQL · read sources by name in backticks · Ctrl/⌘-Enter runs</span>
             </div>
-            <SqlEditor value={draft.query} onChange={(value) => update('query', value)} onRun={() => void run()} tables={tables} />
+            <SqlEditor value={draft.query} onChange={(value) => update('query', value)} onRun={(text) => void run(text)} tables={tables} error={errorMark} />
           </div>
           <div class="panel settings">
             <h3>Settings</h3>

@@ -20,6 +20,12 @@ const endpointFields = z.object({
   query_timeout_ms: z.number().int().min(1).max(300_000).nullable().optional(),
 });
 
+const previewFields = z.object({
+  query: endpointFields.shape.query,
+  params: z.record(z.string(), z.string()).optional().default({}),
+  max_limit: z.number().int().min(1).max(10_000).optional().default(1000),
+});
+
 const endpointView = ({ owner_id: _owner, ...endpoint }: Endpoint) => endpoint;
 
 /** Query-string and (on POST) JSON-body parameters, every value a string. */
@@ -68,6 +74,13 @@ export default async function endpointRoutes(app: FastifyInstance, { services }:
   app.get('/api/endpoints/query/:name', runQuery);
   app.post('/api/endpoints/query/:name', runQuery);
   app.get('/endpoints/query/:name', runQuery);
+
+  // A draft run from the console: the query as edited, not saved over the endpoint callers use.
+  app.post('/api/endpoints/preview', async (request, reply) => {
+    const principal = requireManager(services, request);
+    const { query, params, max_limit } = previewFields.parse(request.body ?? {});
+    return reply.type('application/json; charset=utf-8').send(await endpoints.preview(principal.ownerId, query, params, max_limit));
+  });
 
   app.get('/api/endpoints', { config }, async (request) => {
     const principal = requireManager(services, request);
