@@ -102,7 +102,8 @@ sinks:
     Json_date_format iso8601
     Header           x-api-key \${SAWMILL_API_KEY}${origin.startsWith('https') ? '\n    tls              On' : ''}`,
     ],
-    ['by name', `# Any sender may name the source instead of giving its UUID:\ncurl -X POST "${origin}/logs?source_name=${encodeURIComponent(name)}" -H "x-api-key: $SAWMILL_API_KEY" -d '{"message": "hi"}'`],
+    ['by name', `# Any sender may name the source instead of giving its UUID:\ncurl -X POST "${origin}/logs?source_name=${encodeURIComponent(name)}" \\
+  -H "x-api-key: $SAWMILL_API_KEY" -H "content-type: application/json" -d '{"message": "hi"}'`],
   ];
 }
 
