@@ -18,6 +18,11 @@ export interface CallParts {
   over: string;
   /** COUNT(*). */
   star: boolean;
+  /** ' ORDER BY …' inside an aggregate's parentheses, or ''. */
+  orderBy: string;
+  /** LIMIT n inside an aggregate's parentheses. */
+  limit?: number;
+  ignoreNulls: boolean;
 }
 
 export type Emitter = (call: CallParts) => string;

@@ -41,6 +41,13 @@ export const BIGQUERY_FUNCTIONS = {
   variance: aggregate(1),
   var_samp: aggregate(1),
   var_pop: aggregate(1),
+  covar_pop: aggregate(2),
+  covar_samp: aggregate(2),
+  corr: aggregate(2),
+  bit_and: aggregate(1),
+  bit_or: aggregate(1),
+  bit_xor: aggregate(1),
+  array_concat_agg: aggregate(1),
   // window-only
   row_number: windowOnly(0),
   rank: windowOnly(0),
@@ -103,6 +110,12 @@ export const BIGQUERY_FUNCTIONS = {
   regexp_contains: scalar(2),
   regexp_extract: scalar(2),
   regexp_replace: scalar(3),
+  regexp_extract_all: scalar(2),
+  format: scalar(1, MANY),
+  ascii: scalar(1),
+  chr: scalar(1),
+  instr: scalar(2, 4),
+  translate: scalar(3),
   // arrays
   array_length: scalar(1),
   array_to_string: scalar(2),
@@ -110,6 +123,8 @@ export const BIGQUERY_FUNCTIONS = {
   array_reverse: scalar(1),
   generate_array: scalar(2, 3),
   generate_timestamp_array: scalar(3),
+  generate_date_array: scalar(2, 3),
+  array_is_distinct: scalar(1),
   // time
   current_timestamp: scalar(0),
   current_datetime: scalar(0, 1),
@@ -139,9 +154,16 @@ export const BIGQUERY_FUNCTIONS = {
   timestamp_seconds: scalar(1),
   timestamp_millis: scalar(1),
   timestamp_micros: scalar(1),
+  parse_date: scalar(2),
+  unix_date: scalar(1),
+  date_from_unix_date: scalar(1),
   // json text
   json_value: scalar(1, 2),
   json_extract_scalar: scalar(1, 2),
+  json_extract: scalar(1, 2),
+  json_query: scalar(1, 2),
+  json_extract_array: scalar(1, 2),
+  json_query_array: scalar(1, 2),
 } satisfies Record<string, FunctionSpec>;
 
 export type BigQueryFunction = keyof typeof BIGQUERY_FUNCTIONS;

@@ -181,7 +181,21 @@ export type Expr =
   | { kind: 'subscript'; base: Expr; index: Expr; mode: SubscriptMode }
   /** `t[0]` on a value table's row (a range variable): the struct field at that 0-based position. */
   | { kind: 'field_at'; base: Expr; position: number }
-  | { kind: 'call'; fn: BigQueryFunction; args: Expr[]; distinct: boolean; over?: WindowSpec; star?: boolean }
+  | {
+      kind: 'call';
+      fn: BigQueryFunction;
+      args: Expr[];
+      distinct: boolean;
+      over?: WindowSpec;
+      star?: boolean;
+      /** `ARRAY_AGG(x ORDER BY y LIMIT n)`: only the aggregates that build arrays and strings take these. */
+      orderBy?: OrderItem[];
+      limit?: number;
+      /** `IGNORE NULLS` (ARRAY_AGG, FIRST_VALUE, LAST_VALUE, NTH_VALUE). */
+      ignoreNulls?: boolean;
+      /** `SAFE.fn(…)`: NULL instead of an error. */
+      safe?: boolean;
+    }
   /** `approx_quantiles(x, n)[OFFSET(k)]`: the k/n quantile as a scalar aggregate. */
   | { kind: 'quantile'; expr: Expr; fraction: number; over?: WindowSpec }
   /** `approx_quantiles(x, n)`: the n+1 boundaries, minimum and maximum included. */

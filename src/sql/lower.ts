@@ -136,6 +136,11 @@ const JOIN_TYPES: Partial<Record<string, 'inner' | 'left' | 'right' | 'full' | '
   FullOuter: 'full',
 };
 
+/** Aggregates that take ORDER BY and LIMIT inside their parentheses. */
+const ORDERED_AGGREGATES: ReadonlySet<string> = new Set(['array_agg', 'string_agg', 'array_concat_agg']);
+/** Functions that take IGNORE NULLS / RESPECT NULLS. */
+const NULL_TREATMENT: ReadonlySet<string> = new Set(['array_agg', 'first_value', 'last_value', 'nth_value']);
+
 const PARAMETER_NAME = /^@([A-Za-z_][A-Za-z0-9_]*)$/;
 
 class Lowering {
@@ -826,22 +831,16 @@ class Lowering {
   private call(fn: AstFunction, scope: Scope): ir.Expr {
     const parts = fn.name.map((part) => part.Identifier.value);
     const written = parts.join('.');
-    const name = written.toLowerCase();
     const position = positionOf(fn.name);
-    if (parts.length > 1) {
-      if (parts[0]?.toLowerCase() === 'safe') throw invalidSql(`the SAFE. prefix (${written}) is not supported`, position);
-      throw invalidSql(`function ${written} is not supported`, position);
-    }
+    const safe = parts.length === 2 && parts[0]?.toLowerCase() === 'safe';
+    if (parts.length > 1 && !safe) throw invalidSql(`function ${written} is not supported`, position);
+    const name = safe ? parts[1]!.toLowerCase() : written.toLowerCase();
     if (fn.parameters !== undefined && fn.parameters !== 'None') throw invalidSql(`parametric function ${written} is not supported`, position);
     this.refuseIfPresent(fn.filter, 'FILTER (WHERE …)');
-    this.refuseIfPresent(fn.null_treatment, 'IGNORE/RESPECT NULLS');
     if (fn.within_group.length > 0) throw invalidSql('WITHIN GROUP is not supported', position);
 
     if (name === 'array' && fn.args !== 'None' && 'Subquery' in fn.args) {
       return { kind: 'array_subquery', query: this.subquery(fn.args.Subquery, scope) };
-    }
-    if (fn.args !== 'None' && 'List' in fn.args && fn.args.List.clauses.length > 0) {
-      throw invalidSql(`ORDER BY / LIMIT inside ${written}(…) is not supported`, position);
     }
     const distinct = fn.args !== 'None' && 'List' in fn.args && fn.args.List.duplicate_treatment === 'Distinct';
     const over = fn.over ? this.window(fn.over, scope, written) : undefined;
@@ -852,11 +851,21 @@ class Lowering {
       if (!condition || !then || !otherwise || extra.length > 0) throw invalidSql('IF takes 3 arguments', position);
       return { kind: 'case', whens: [{ when: condition, then }], else: otherwise };
     }
-    if (name === 'approx_quantiles') return this.approxQuantiles(fn, scope, over, distinct);
+    const modifiers = this.callModifiers(fn, name, written, scope);
+    if (name === 'approx_quantiles') {
+      if (modifiers.orderBy || modifiers.limit !== undefined || safe) throw invalidSql(`this form of ${written} is not supported`, position);
+      if (modifiers.ignoreNulls === false) throw invalidSql('APPROX_QUANTILES … RESPECT NULLS is not supported', position);
+      return this.approxQuantiles(fn, scope, over, distinct);
+    }
 
     const known = lookupFunction(name);
     if (!known) throw invalidSql(`function ${written} is not supported`, position);
     const { spec } = known;
+    if (safe && spec.kind !== 'scalar') throw invalidSql(`the SAFE. prefix (${written}) is not supported on aggregate and window functions`, position);
+    if ((modifiers.orderBy || modifiers.limit !== undefined) && (!ORDERED_AGGREGATES.has(name) || over)) {
+      throw invalidSql(`ORDER BY / LIMIT inside ${written}(…) is not supported`, position);
+    }
+    if (modifiers.ignoreNulls !== undefined && !NULL_TREATMENT.has(name)) throw invalidSql(`IGNORE/RESPECT NULLS in ${written}(…) is not supported`, position);
 
     const isCountStar = name === 'count' && fn.args !== 'None' && 'List' in fn.args && isOnlyWildcard(fn.args.List.args);
     const argAsts = isCountStar ? [] : this.plainArgs(fn, written);
@@ -871,7 +880,39 @@ class Lowering {
 
     const datePartAt = DATE_PART_ARGUMENT[name];
     const args = argAsts.map((arg, index) => (index === datePartAt ? this.datePartArgument(arg) : this.expr(arg, scope)));
-    return { kind: 'call', fn: known.name, args, distinct, ...(over ? { over } : {}), ...(isCountStar ? { star: true } : {}) };
+    return {
+      kind: 'call',
+      fn: known.name,
+      args,
+      distinct,
+      ...(over ? { over } : {}),
+      ...(isCountStar ? { star: true } : {}),
+      ...(modifiers.orderBy ? { orderBy: modifiers.orderBy } : {}),
+      ...(modifiers.limit !== undefined ? { limit: modifiers.limit } : {}),
+      ...(modifiers.ignoreNulls ? { ignoreNulls: true } : {}),
+      ...(safe ? { safe: true } : {}),
+    };
+  }
+
+  /** ORDER BY, LIMIT and IGNORE/RESPECT NULLS written inside a call's parentheses (or after them). */
+  private callModifiers(fn: AstFunction, name: string, written: string, scope: Scope): { orderBy?: ir.OrderItem[]; limit?: number; ignoreNulls?: boolean } {
+    const modifiers: { orderBy?: ir.OrderItem[]; limit?: number; ignoreNulls?: boolean } = {};
+    const treatment = (value: unknown) => {
+      if (value === 'IgnoreNulls' || value === 'RespectNulls') modifiers.ignoreNulls = value === 'IgnoreNulls';
+      else if (value !== undefined && value !== null && value !== 'None') throw invalidSql(`this form of ${written} is not supported`, positionOf(fn.name));
+    };
+    treatment(fn.null_treatment);
+    const clauses = fn.args !== 'None' && 'List' in fn.args ? (fn.args.List.clauses as Array<Record<string, unknown>>) : [];
+    for (const clause of clauses) {
+      if ('IgnoreOrRespectNulls' in clause) treatment(clause.IgnoreOrRespectNulls);
+      else if ('OrderBy' in clause) modifiers.orderBy = (clause.OrderBy as AstOrderByExpr[]).map((item) => this.orderItem(item, scope, []));
+      else if ('Limit' in clause) {
+        const limit = integerLiteral(clause.Limit as AstExpr);
+        if (limit === undefined || limit < 0) throw invalidSql(`LIMIT inside ${name.toUpperCase()}(…) takes a non-negative integer literal`, positionOf(fn.name));
+        modifiers.limit = limit;
+      } else throw invalidSql(`this form of ${written}(…) is not supported`, positionOf(fn.name));
+    }
+    return modifiers;
   }
 
   private datePartArgument(ast: AstExpr): ir.Expr {

@@ -346,14 +346,25 @@ export abstract class SqlPrinter {
   private call(expr: ExprOf<'call'>): string {
     checkOutputLimits(expr.fn, expr.args);
     const emit = this.functions[expr.fn];
-    return emit({
+    const printed = emit({
       args: expr.args.map((arg) => this.argument(arg)),
       raw: expr.args,
       distinct: expr.distinct ? 'DISTINCT ' : '',
       over: this.callWindow(expr),
       star: expr.star === true,
+      orderBy: expr.orderBy?.length ? ` ORDER BY ${expr.orderBy.map((item) => this.orderItem(item)).join(', ')}` : '',
+      ...(expr.limit !== undefined ? { limit: expr.limit } : {}),
+      ignoreNulls: expr.ignoreNulls === true,
     });
+    return expr.safe ? this.safeCall(printed, expr) : printed;
   }
+
+  /** `SAFE.fn(…)`: the call, NULL where it would raise an error. */
+  protected safeCall(_printed: string, expr: ExprOf<'call'>): string {
+    throw invalidSql(`the SAFE. prefix (SAFE.${expr.fn.toUpperCase()}) is not supported on ${this.engineName}`);
+  }
+
+  protected abstract readonly engineName: string;
 
   /** Date-part keywords reach the emitters as quoted part names ('hour'); they read `raw` for more. */
   private argument(arg: ir.Expr): string {

@@ -15,7 +15,7 @@ import { duckdbDialect } from '../../src/warehouse/duckdb/sql-generator.ts';
 import { formatTally, loadCases, runCase, tally, writeReport, type CaseResult } from './zetasql.ts';
 
 /** Cases passing on DuckDB when last measured; raise it when more pass. */
-const PASSING = 699;
+const PASSING = 814;
 
 
 test('ZetaSQL compliance cases on DuckDB', async () => {
@@ -59,6 +59,9 @@ const KNOWN_WRONG: Record<string, string> = {
   "zetasql/arithmetic_functions/arithmetic_functions_14": "BigQuery raises a run-time error here; the engine returns a value",
   "zetasql/arithmetic_functions/arithmetic_functions_14_safe_divide": "row 1 should be {\"f0_\":null}",
   "zetasql/arithmetic_functions/arithmetic_functions_15": "BigQuery raises a run-time error here; the engine returns a value",
+  "zetasql/array_aggregation/array_agg_with_correlated_column_and_limit": "Binder Error: WHERE clause cannot contain aggregates!",
+  "zetasql/array_aggregation/array_agg_with_correlated_column_and_limit_and_order_by": "Binder Error: WHERE clause cannot contain aggregates!",
+  "zetasql/array_aggregation/array_concat_agg_array": "BigQuery raises a run-time error here; the engine returns a value",
   "zetasql/array_aggregation/array_subquery_correlated": "DuckDB binds a name to a select-list alias where BigQuery means the column (name resolution)",
   "zetasql/array_aggregation/array_subquery_from_correlated": "UNNEST without an alias (BigQuery exposes struct fields / an anonymous column)",
   "zetasql/array_aggregation/array_subquery_from_correlated_twice": "UNNEST without an alias (BigQuery exposes struct fields / an anonymous column)",
@@ -72,6 +75,7 @@ const KNOWN_WRONG: Record<string, string> = {
   "zetasql/array_aggregation/array_subquery_with_filter": "UNNEST without an alias (BigQuery exposes struct fields / an anonymous column)",
   "zetasql/array_functions/array_length_many_2": "UNNEST without an alias (BigQuery exposes struct fields / an anonymous column)",
   "zetasql/array_functions/generate_array_literal_zero_step": "BigQuery raises a run-time error here; the engine returns a value",
+  "zetasql/array_functions/generate_date_array_by_row": "Binder Error: Referenced column \"days_step\" not found in FROM clause!",
   "zetasql/array_joins/array_full_join_array_with_nulls_and_offset": "SQL syntax error: Expected: end of statement, found: ( (line 4, column 9)",
   "zetasql/array_joins/array_join_array_with_nulls_and_offset": "SQL syntax error: Expected: end of statement, found: UNNEST (line 3, column 6)",
   "zetasql/array_joins/array_left_join_array_with_nulls": "LEFT JOIN UNNEST supports only ON TRUE (line 3, column 49)",
@@ -96,6 +100,7 @@ const KNOWN_WRONG: Record<string, string> = {
   "zetasql/comparison_functions/between_nan_and_nan": "no returned row matches {\"f0_\":false}",
   "zetasql/comparison_functions/between_with_nan_and_null": "row 1 should be {\"f0_\":false,\"f1_\":false,\"f2_\":null,\"f3_\":false,\"f4_\":false,\"f5_\":false,\"f6_\":false,\"f7_\":null,\"f8_\":null,\"f9_\":null}",
   "zetasql/comparison_functions/not_between_with_nan_and_null": "row 1 should be {\"f0_\":true,\"f1_\":true,\"f2_\":null,\"f3_\":true,\"f4_\":true,\"f5_\":true,\"f6_\":true,\"f7_\":null,\"f8_\":null,\"f9_\":null}",
+  "zetasql/date/weekofyear_case6": "Invalid Input Error: Failed to parse format specifier %U%C: Unrecognized format for strftime/strptime: %C",
   "zetasql/groupby_queries_2/countif_empty_input": "row 1 should be {\"f0_\":0,\"f1_\":0}",
   "zetasql/groupby_queries_2/group_by_empty_columns": "Parser Error: syntax error at or near \"}\"",
   "zetasql/groupby_queries_2/group_by_empty_columns_as_scalar_subquery": "Parser Error: syntax error at or near \"}\"",
@@ -129,6 +134,11 @@ const KNOWN_WRONG: Record<string, string> = {
   "zetasql/qualify/qualify_reference_pre_grouped_column": "UNNEST without an alias (BigQuery exposes struct fields / an anonymous column)",
   "zetasql/qualify/qualify_sum_over_unbounded_preceding": "UNNEST without an alias (BigQuery exposes struct fields / an anonymous column)",
   "zetasql/qualify/qualify_with_analytic_and_column_filter": "UNNEST without an alias (BigQuery exposes struct fields / an anonymous column)",
+  "zetasql/safe_function/safe_ascii": "row 1 should be {\"f0_\":null}",
+  "zetasql/safe_function/safe_left": "row 1 should be {\"f0_\":null}",
+  "zetasql/safe_function/safe_regexp_contains": "Invalid Input Error: missing ): (",
+  "zetasql/safe_function/safe_right": "row 1 should be {\"f0_\":null}",
+  "zetasql/safe_function/safe_translate": "row 1 should be {\"f0_\":null}",
   "zetasql/select_distinct/distinct_empty": "UNNEST without an alias (BigQuery exposes struct fields / an anonymous column)",
   "zetasql/stat_aggregation/corr_double_extreme_negative_slope": "UNNEST without an alias (BigQuery exposes struct fields / an anonymous column)",
   "zetasql/stat_aggregation/corr_nan_too_few_args": "UNNEST without an alias (BigQuery exposes struct fields / an anonymous column)",
@@ -147,7 +157,10 @@ const KNOWN_WRONG: Record<string, string> = {
   "zetasql/stat_aggregation/stddev_samp_double_extreme": "Out of Range Error: STDDEV_SAMP is out of range!",
   "zetasql/strings/diff_strings_and_bytes_7": "row 1 should be {\"f0_\":1,\"f1_\":3}",
   "zetasql/strings/diff_strings_and_bytes_9": "row 1 should be {\"f0_\":true,\"f1_\":true,\"f2_\":true}",
+  "zetasql/strings/format_invalid_true2": "BigQuery raises a run-time error here; the engine returns a value",
+  "zetasql/strings/format_with_non_const_arg": "no returned row matches {\"x\":\"%0.*d\",\"y\":4,\"z\":12,\"f0_\":\"0012\"}",
   "zetasql/strings/split_nulls": "row 1 should be {\"f0_\":null,\"f1_\":null,\"f2_\":null,\"f3_\":null}",
+  "zetasql/strings/strings_function_ascii": "row 1 should be {\"f0_\":0,\"f1_\":97,\"f2_\":65}",
   "zetasql/strings/strings_function_char_length": "row 1 should be {\"f0_\":5,\"f1_\":3,\"f2_\":1}",
   "zetasql/strings/strings_function_left_error": "BigQuery raises a run-time error here; the engine returns a value",
   "zetasql/strings/strings_function_length": "row 1 should be {\"f0_\":5,\"f1_\":3,\"f2_\":1}",

@@ -78,6 +78,23 @@ function regexpExtract(call: CallParts): string {
   return `if(match(${value}, ${regex}), regexpExtract(${value}, ${regex}, ${group}), NULL)`;
 }
 
+/** What this engine does not map: refused by name when printed. */
+const unsupported =
+  (name: string): Emitter =>
+  () => {
+    throw invalidSql(`${name} is not supported on ClickHouse`);
+  };
+
+/**
+ * The aggregate an ARRAY_AGG-like function collects with (groupArray skips NULLs, so IGNORE NULLS
+ * needs nothing): LIMIT n is groupArray's own parameter; ORDER BY has no counterpart.
+ */
+function collected(call: CallParts): string {
+  if (call.orderBy) throw invalidSql('ORDER BY inside an aggregate is not supported on ClickHouse');
+  if (call.distinct) return call.limit === undefined ? 'groupUniqArray' : `groupUniqArray(${call.limit})`;
+  return call.limit === undefined ? 'groupArray' : `groupArray(${call.limit})`;
+}
+
 const TIMESTAMP = "DateTime64(6, 'UTC')";
 const asTimestamp = (value: string) => `toDateTime64(${value}, 6, 'UTC')`;
 /** A DATETIME: the wall clock, as a DateTime64 without the explicit 'UTC' that marks TIMESTAMP. */
@@ -128,9 +145,8 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   count: (call) => `toInt64(${call.star ? `count()${call.over}` : same('count')(call)})`,
   countif: int64(same('countIf')),
   any_value: same('any'),
-  array_agg: (call) => same(call.distinct ? 'groupUniqArray' : 'groupArray')({ ...call, distinct: '' }),
-  string_agg: (call) =>
-    `arrayStringConcat(${call.distinct ? 'groupUniqArray' : 'groupArray'}(${arg(call, 0)})${call.over}, ${optionalArg(call, 1) ?? "','"})`,
+  array_agg: (call) => `${collected(call)}(${arg(call, 0)})${call.over}`,
+  string_agg: (call) => `arrayStringConcat(${collected(call)}(${arg(call, 0)})${call.over}, ${optionalArg(call, 1) ?? "','"})`,
   approx_count_distinct: (call) => `toInt64(uniq(${arg(call, 0)})${call.over})`,
   logical_and: same('min'),
   logical_or: same('max'),
@@ -140,6 +156,13 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   variance: same('varSamp'),
   var_samp: same('varSamp'),
   var_pop: same('varPop'),
+  covar_pop: same('covarPop'),
+  covar_samp: same('covarSamp'),
+  corr: same('corr'),
+  bit_and: same('groupBitAnd'),
+  bit_or: same('groupBitOr'),
+  bit_xor: same('groupBitXor'),
+  array_concat_agg: (call) => `arrayFlatten(${collected(call)}(${arg(call, 0)})${call.over})`,
 
   row_number: int64(same('row_number')),
   rank: int64(same('rank')),
@@ -148,8 +171,8 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   // Before the first row (or past the last) BigQuery gives NULL, not the type's default.
   lag: (call) => `lagInFrame(toNullable(${arg(call, 0)}), ${optionalArg(call, 1) ?? '1'}${call.args[2] ? `, ${call.args[2]}` : ''})${call.over}`,
   lead: (call) => `leadInFrame(toNullable(${arg(call, 0)}), ${optionalArg(call, 1) ?? '1'}${call.args[2] ? `, ${call.args[2]}` : ''})${call.over}`,
-  first_value: (call) => `first_value_respect_nulls(${arg(call, 0)})${call.over}`,
-  last_value: (call) => `last_value_respect_nulls(${arg(call, 0)})${call.over}`,
+  first_value: (call) => `${call.ignoreNulls ? 'first_value' : 'first_value_respect_nulls'}(${arg(call, 0)})${call.over}`,
+  last_value: (call) => `${call.ignoreNulls ? 'last_value' : 'last_value_respect_nulls'}(${arg(call, 0)})${call.over}`,
   nth_value: (call) => `nth_value(toNullable(${arg(call, 0)}), ${arg(call, 1)})${call.over}`,
 
   ifnull: same('ifNull'),
@@ -190,6 +213,13 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   regexp_extract: regexpExtract,
   regexp_replace: same('replaceRegexpAll'),
 
+  regexp_extract_all: (call) => (regexpExtractGroup(call) === 0 ? same('extractAll')(call) : unsupported('REGEXP_EXTRACT_ALL with a capturing group')(call)),
+  format: same('printf'),
+  ascii: int64(same('ascii')),
+  chr: (call) => `char(${arg(call, 0)})`,
+  instr: (call) => (call.args.length > 2 ? unsupported('INSTR with a position or occurrence')(call) : int64(same('positionUTF8'))(call)),
+  translate: same('translateUTF8'),
+
   array_length: int64(same('length')),
   array_to_string: (call) => `arrayStringConcat(${arg(call, 0)}, ${arg(call, 1)})`,
   array_concat: same('arrayConcat'),
@@ -199,6 +229,9 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
     return `arrayMap(__step -> ${start} + toInt64(__step) * ${step}, range(toUInt64(greatest(0, intDiv(${end} - ${start}, ${step}) + 1))))`;
   },
   generate_timestamp_array: timestampSeries,
+
+  generate_date_array: unsupported('GENERATE_DATE_ARRAY'),
+  array_is_distinct: unsupported('ARRAY_IS_DISTINCT'),
 
   current_timestamp: () => "now64(6, 'UTC')",
   current_datetime: (call) => wallClock("now64(6, 'UTC')", zoneArg(call, 0) ?? "'UTC'"),
@@ -244,6 +277,14 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   timestamp_millis: (call) => fromMicros(`toInt64(${arg(call, 0)}) * 1000`),
   timestamp_micros: (call) => fromMicros(`toInt64(${arg(call, 0)})`),
 
+  parse_date: (call) => `toDate32(parseDateTime(${arg(call, 1)}, ${arg(call, 0)}))`,
+  unix_date: (call) => `toInt64(dateDiff('day', toDate32('1970-01-01'), toDate32(${arg(call, 0)})))`,
+  date_from_unix_date: (call) => `addDays(toDate32('1970-01-01'), toInt64(${arg(call, 0)}))`,
+
   json_value: (call) => `JSON_VALUE(${arg(call, 0)}, ${optionalArg(call, 1) ?? "'$'"})`,
   json_extract_scalar: (call) => `JSON_VALUE(${arg(call, 0)}, ${optionalArg(call, 1) ?? "'$'"})`,
+  json_extract: unsupported('JSON_EXTRACT'),
+  json_query: unsupported('JSON_QUERY'),
+  json_extract_array: unsupported('JSON_EXTRACT_ARRAY'),
+  json_query_array: unsupported('JSON_QUERY_ARRAY'),
 };

@@ -118,6 +118,7 @@ const TYPE_NAMES: Record<ir.ScalarTypeName, string | undefined> = {
 class ClickHousePrinter extends SqlPrinter {
   protected override readonly functions = FUNCTION_EMITTERS;
   protected override readonly fieldFunctions = { byName: 'tupleElement', byPosition: 'tupleElement' };
+  protected override readonly engineName = 'ClickHouse';
   /** Per SELECT being printed, innermost last. */
   private readonly scopes: SelectScope[] = [];
 

@@ -115,6 +115,38 @@ function regexpExtract(call: CallParts): string {
   return `(CASE WHEN regexp_matches(${value}, ${regex}) THEN regexp_extract(${value}, ${regex}, ${group}) END)`;
 }
 
+/** BigQuery's CORR and COVAR_SAMP are NULL below two pairs (DuckDB's CORR gives NaN). */
+const pairStatistic =
+  (name: string, minimumPairs: number): Emitter =>
+  (call) =>
+    `(CASE WHEN regr_count(${arg(call, 0)}, ${arg(call, 1)})${call.over} < ${minimumPairs} THEN NULL ELSE ${name}(${arg(call, 0)}, ${arg(call, 1)})${call.over} END)`;
+
+/** A JSON value at a JSONPath as JSON text, NULL where there is none (JSON_EXTRACT, JSON_QUERY). */
+const jsonText: Emitter = (call) => `CAST(json_extract(${arg(call, 0)}, ${optionalArg(call, 1) ?? "'$'"}) AS VARCHAR)`;
+
+/** The elements of a JSON array at a JSONPath, each as JSON text; NULL when it is not an array. */
+const jsonArray: Emitter = (call) => {
+  const [json, path] = [arg(call, 0), optionalArg(call, 1) ?? "'$'"];
+  return `(CASE WHEN json_type(${json}, ${path}) = 'ARRAY' THEN CAST(CAST(json_extract(${json}, ${path}) AS JSON[]) AS VARCHAR[]) END)`;
+};
+
+/**
+ * The list an ARRAY_AGG-like aggregate collects: in its ORDER BY, without NULLs when asked (LIMIT
+ * is applied by `limited`, as DuckDB's list() has none).
+ */
+function collected(call: CallParts, skipNulls: boolean): string {
+  const value = arg(call, 0);
+  return `list(${call.distinct}${value}${call.orderBy})${skipNulls ? ` FILTER (WHERE ${value} IS NOT NULL)` : ''}${call.over}`;
+}
+
+const limited = (call: CallParts, list: string) => (call.limit === undefined ? list : `(${list})[1:${call.limit}]`);
+
+/** FIRST_VALUE(x IGNORE NULLS) and the like. */
+const nullTreatment =
+  (name: string): Emitter =>
+  (call) =>
+    `${name}(${call.args.join(', ')}${call.ignoreNulls ? ' IGNORE NULLS' : ''})${call.over}`;
+
 const toTimestamp = (micros: string) => `CAST(make_timestamp(${micros}) AS TIMESTAMPTZ)`;
 
 export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
@@ -122,8 +154,12 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   count: (call) => (call.star ? `count(*)${call.over}` : same('count')(call)),
   countif: same('count_if'),
   any_value: same('any_value'),
-  array_agg: same('list'),
-  string_agg: (call) => `string_agg(${call.distinct}${arg(call, 0)}, ${optionalArg(call, 1) ?? "','"})${call.over}`,
+  array_agg: (call) => limited(call, collected(call, call.ignoreNulls)),
+  string_agg: (call) => {
+    const separator = optionalArg(call, 1) ?? "','";
+    if (call.limit !== undefined) return `array_to_string(${limited(call, collected(call, true))}, ${separator})`;
+    return `string_agg(${call.distinct}${arg(call, 0)}, ${separator}${call.orderBy})${call.over}`;
+  },
   approx_count_distinct: same('approx_count_distinct'),
   logical_and: same('bool_and'),
   logical_or: same('bool_or'),
@@ -133,6 +169,14 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   variance: same('var_samp'),
   var_samp: same('var_samp'),
   var_pop: same('var_pop'),
+  covar_pop: (call) => `covar_pop(${arg(call, 0)}, ${arg(call, 1)})${call.over}`,
+  covar_samp: pairStatistic('covar_samp', 2),
+  corr: pairStatistic('corr', 2),
+  bit_and: same('bit_and'),
+  bit_or: same('bit_or'),
+  bit_xor: same('bit_xor'),
+  // NULL arrays are skipped; no rows (or only NULL arrays) give NULL.
+  array_concat_agg: (call) => `flatten(${limited(call, collected(call, true))})`,
 
   row_number: same('row_number'),
   rank: same('rank'),
@@ -140,9 +184,9 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   ntile: same('ntile'),
   lag: same('lag'),
   lead: same('lead'),
-  first_value: same('first_value'),
-  last_value: same('last_value'),
-  nth_value: same('nth_value'),
+  first_value: nullTreatment('first_value'),
+  last_value: nullTreatment('last_value'),
+  nth_value: nullTreatment('nth_value'),
 
   ifnull: same('coalesce'),
   nullif: same('nullif'),
@@ -183,12 +227,33 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   // BigQuery replaces every match; DuckDB only the first unless asked with 'g'.
   regexp_replace: (call) => `regexp_replace(${arg(call, 0)}, ${arg(call, 1)}, ${arg(call, 2)}, 'g')`,
 
+  regexp_extract_all: (call) => `regexp_extract_all(${arg(call, 0)}, ${arg(call, 1)}, ${regexpExtractGroup(call)})`,
+  format: same('printf'),
+  ascii: same('ascii'),
+  chr: (call) => `chr(CAST(${arg(call, 0)} AS INTEGER))`,
+  instr: (call) => {
+    if (call.args.length > 2) throw invalidSql('INSTR with a position or occurrence is not supported');
+    return `CAST(instr(${arg(call, 0)}, ${arg(call, 1)}) AS BIGINT)`;
+  },
+  translate: same('translate'),
+
   array_length: same('len'),
   array_to_string: (call) => `array_to_string(${arg(call, 0)}, ${arg(call, 1)})`,
   array_concat: (call) => `(${call.args.join(' || ')})`,
   array_reverse: same('list_reverse'),
   generate_array: generateArray,
   generate_timestamp_array: generateTimestampArray,
+
+  generate_date_array: (call) => {
+    const step = optionalArg(call, 2) ?? 'INTERVAL 1 DAY';
+    const series = `CAST(generate_series(CAST(${arg(call, 0)} AS DATE), CAST(${arg(call, 1)} AS DATE), ${step}) AS DATE[])`;
+    return `(CASE WHEN ${step} = INTERVAL 0 DAY THEN error('GENERATE_DATE_ARRAY step cannot be 0') ELSE ${series} END)`;
+  },
+  // BigQuery counts a NULL element as one value.
+  array_is_distinct: (call) => {
+    const list = arg(call, 0);
+    return `(len(list_distinct(${list})) + least(len(${list}) - list_count(${list}), 1) = len(${list}))`;
+  },
 
   current_timestamp: () => 'now()',
   current_datetime: (call) => `timezone(${optionalArg(call, 0) ?? "'UTC'"}, now())`,
@@ -238,6 +303,14 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   timestamp_millis: (call) => toTimestamp(`CAST(${arg(call, 0)} AS BIGINT) * 1000`),
   timestamp_micros: (call) => toTimestamp(`CAST(${arg(call, 0)} AS BIGINT)`),
 
+  parse_date: (call) => `CAST(strptime(${arg(call, 1)}, ${arg(call, 0)}) AS DATE)`,
+  unix_date: (call) => `date_diff('day', DATE '1970-01-01', CAST(${arg(call, 0)} AS DATE))`,
+  date_from_unix_date: (call) => `CAST(DATE '1970-01-01' + CAST(${arg(call, 0)} AS INTEGER) AS DATE)`,
+
   json_value: (call) => `json_extract_string(${arg(call, 0)}, ${optionalArg(call, 1) ?? "'$'"})`,
   json_extract_scalar: (call) => `json_extract_string(${arg(call, 0)}, ${optionalArg(call, 1) ?? "'$'"})`,
+  json_extract: jsonText,
+  json_query: jsonText,
+  json_extract_array: jsonArray,
+  json_query_array: jsonArray,
 };

@@ -98,6 +98,11 @@ class DuckDbPrinter extends SqlPrinter {
   protected override readonly functions = FUNCTION_EMITTERS;
   protected override readonly fieldFunctions = { byName: 'struct_extract', byPosition: 'struct_extract_at' };
   protected override readonly starExcept = 'EXCLUDE';
+  protected override readonly engineName = 'DuckDB';
+
+  protected override safeCall(printed: string): string {
+    return `try(${printed})`;
+  }
 
   /**
    * Quantiles of one value in one SELECT (p95 and p99 of execution_time_ms): each
