@@ -20,6 +20,8 @@ export interface Config {
   queryTimeoutMs: number;
   /** Most fields a source may have, nested ones included; new fields past it go to `_overflow`. */
   maxFieldsPerSource: number;
+  /** Days a new source keeps its events unless created with its own `retention_days`; null: forever. */
+  defaultRetentionDays: number | null;
   /** Time a client has to send a request's headers (slowloris protection). */
   headersTimeoutMs: number;
   /** Time a client has to send a whole request, body included. */
@@ -61,6 +63,14 @@ function timeouts(env: Env): Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs
   return { headersTimeoutMs, requestTimeoutMs };
 }
 
+function retentionDays(env: Env): number | null {
+  const raw = env.SAWMILL_DEFAULT_RETENTION_DAYS;
+  if (raw === undefined || raw === '' || raw === 'forever') return null;
+  const days = Number(raw);
+  if (!Number.isInteger(days) || days < 1) throw new Error(`SAWMILL_DEFAULT_RETENTION_DAYS must be a whole number of days (1 or more) or "forever", got "${raw}"`);
+  return days;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   return {
     port: integer(env, 'PORT', 4000),
@@ -74,6 +84,7 @@ export function loadConfig(env: Env = process.env): Config {
     foldIntervalMs: integer(env, 'SAWMILL_FOLD_INTERVAL_MS', 1000),
     queryTimeoutMs: integer(env, 'SAWMILL_QUERY_TIMEOUT_MS', 30_000),
     maxFieldsPerSource: integer(env, 'SAWMILL_MAX_FIELDS_PER_SOURCE', 1000),
+    defaultRetentionDays: retentionDays(env),
     ...timeouts(env),
     memoryLimit: env.SAWMILL_MEMORY_LIMIT || '2GB',
     logLevel: env.SAWMILL_LOG_LEVEL || 'info',

@@ -81,7 +81,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   });
   const metrics = new SawmillMetrics({ writer, endpoints, storage, dataDir: config.dataDir, maxQueuedEvents: config.maxQueuedEvents });
   const keys = new KeyRing(catalog, { privateKey: await privateKeyFor(config, (message) => console.log(message)), ingestKey: config.ingestKey });
-  const services: Services = { catalog, keys, warehouse, writer, endpoints, dialect, metrics, limits: { maxBodyBytes: config.maxBodyBytes }, isReady: () => ready };
+  const services: Services = { catalog, keys, warehouse, writer, endpoints, dialect, metrics, limits: { maxBodyBytes: config.maxBodyBytes }, sourceDefaults: { retentionDays: config.defaultRetentionDays }, isReady: () => ready };
   const app: FastifyInstance = await buildApp(services, { logLevel: config.logLevel, headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs });
 
   // A crash between creating a source and its storage leaves the catalog ahead: catch up.
@@ -90,7 +90,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     writer.recover(opened.unfolded);
     await writer.flush();
   }
-  const provision = () => provisionSupabase(DEFAULT_OWNER_ID, catalog, warehouse, endpoints);
+  const provision = () => provisionSupabase(DEFAULT_OWNER_ID, catalog, warehouse, endpoints, { retentionDays: config.defaultRetentionDays });
   if (catalog instanceof PostgresCatalog) {
     // One instance provisions a new deployment; an endpoint changed elsewhere drops its cache here.
     await catalog.once('supabase-provisioned', provision);

@@ -103,6 +103,8 @@ export interface SourceStats {
   events: number;
   last_event: number | null;
   events_last_minute: number;
+  /** Days its events are kept; null: forever. */
+  retention_days: number | null;
 }
 
 export interface Endpoint {

@@ -10,6 +10,17 @@ interface SourceStats {
   events: number;
   last_event: number | null;
   events_last_minute: number;
+  retention_days: number | null;
+}
+
+const retentionText = (days: number | null) => (days === null ? 'forever' : `${days} day${days === 1 ? '' : 's'}`);
+
+/** `forever` or a whole number of days, as the API takes it. */
+function parseRetention(text: string): number | null {
+  if (text === 'forever') return null;
+  const days = Number(text);
+  if (!Number.isInteger(days) || days < 1) throw usage(`retention is a whole number of days (1 or more) or "forever", got "${text}"`);
+  return days;
 }
 
 const usage = (text: string) => new CliError(`usage: ${text}`, 2);
@@ -38,12 +49,17 @@ export async function sourcesCommand({ client, positionals, values, json, out }:
         events: source.events,
         'last minute': source.events_last_minute,
         'last event': isoFromMicros(source.last_event),
+        retention: retentionText(source.retention_days),
       }));
-      return out(table(rows, ['id', 'name', 'token', 'events', 'last minute', 'last event']));
+      return out(table(rows, ['id', 'name', 'token', 'events', 'last minute', 'last event', 'retention']));
     }
     case 'create': {
-      if (!target) throw usage('sawmill sources create <name> [--description TEXT]');
-      const body = { name: target, ...(typeof values.description === 'string' ? { description: values.description } : {}) };
+      if (!target) throw usage('sawmill sources create <name> [--description TEXT] [--retention DAYS|forever]');
+      const body = {
+        name: target,
+        ...(typeof values.description === 'string' ? { description: values.description } : {}),
+        ...(typeof values.retention === 'string' ? { retention_days: parseRetention(values.retention) } : {}),
+      };
       const source = await client.request<{ token: string; name: string }>('POST', '/api/sources', body);
       return out(json ? JSON.stringify(source, null, 2) : `created source ${source.name}: ${source.token}`);
     }
@@ -60,8 +76,19 @@ export async function sourcesCommand({ client, positionals, values, json, out }:
       await client.request('DELETE', `/api/sources/${source.token}`);
       return out(json ? JSON.stringify({ deleted: source.token }) : `deleted source ${source.name} (${source.token})`);
     }
+    case 'retention': {
+      const setting = positionals[2];
+      if (!target) throw usage('sawmill sources retention <name|token> [DAYS|forever]');
+      const days = setting === undefined ? undefined : parseRetention(setting);
+      const sources = await client.request<SourceStats[]>('GET', '/api/explorer/sources');
+      const source = sources.find((item) => item.token === target.toLowerCase() || item.name === target || String(item.id) === target);
+      if (!source) throw new CliError(`no source "${target}"`);
+      if (days !== undefined) await client.request('PATCH', `/api/sources/${source.token}`, { retention_days: days });
+      const kept = days === undefined ? source.retention_days : days;
+      return out(json ? JSON.stringify({ name: source.name, retention_days: kept }) : `${source.name} keeps events ${retentionText(kept)}`);
+    }
     default:
-      throw usage('sawmill sources list|create|delete');
+      throw usage('sawmill sources list|create|delete|retention');
   }
 }
 

@@ -8,7 +8,9 @@ export const USAGE = `Usage: sawmill <command> [options]
 Commands
   serve [--port N] [--host H] [--data-dir DIR]   run the service (same as npm start)
   sources list                                    sources with event counts, ingest rate, last event
-  sources create <name> [--description TEXT]     create a source; prints its token
+  sources create <name> [--description TEXT] [--retention DAYS|forever]
+                                                  create a source; prints its token
+  sources retention <name|token> [DAYS|forever]  show or set how long a source keeps events
   sources delete <name|token> [--yes]             delete a source and all its events
   keys list                                       access tokens (their keys are never shown again)
   keys create --scope SCOPE [--scope ...] [--description TEXT]
@@ -56,7 +58,7 @@ function parse(args: string[], options: Options) {
 
 const COMMAND_OPTIONS: Record<string, Options> = {
   serve: { port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' } },
-  sources: { description: { type: 'string' }, yes: { type: 'boolean', short: 'y', default: false } },
+  sources: { description: { type: 'string' }, retention: { type: 'string' }, yes: { type: 'boolean', short: 'y', default: false } },
   keys: { scope: { type: 'string', multiple: true }, description: { type: 'string' } },
   query: { param: { type: 'string', short: 'p', multiple: true } },
   tail: { filter: { type: 'string', short: 'f' } },

@@ -18,6 +18,8 @@ export interface Services {
   /** Self-monitoring figures (/metrics). */
   metrics: SawmillMetrics;
   limits: { maxBodyBytes: number };
+  /** What a new source gets when its creator does not say (SAWMILL_DEFAULT_RETENTION_DAYS). */
+  sourceDefaults: { retentionDays: number | null };
   /** False until the service accepts traffic and again once it is shutting down. */
   isReady: () => boolean;
 }

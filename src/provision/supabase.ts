@@ -29,11 +29,18 @@ function initialSchema(sourceName: string): RecordFields {
 }
 
 /** First start: the nine Supabase sources and the three built-in endpoints, for the default owner. */
-export async function provisionSupabase(ownerId: number, catalog: Catalog, warehouse: Warehouse, endpoints: EndpointService): Promise<void> {
+export async function provisionSupabase(
+  ownerId: number,
+  catalog: Catalog,
+  warehouse: Warehouse,
+  endpoints: EndpointService,
+  defaults: { retentionDays: number | null } = { retentionDays: null },
+): Promise<void> {
   for (const name of SUPABASE_SOURCES) {
     if (catalog.sourceByName(ownerId, name)) continue;
-    const source = await catalog.createSource(ownerId, { name, description: 'Provisioned for Supabase self-hosting' });
+    const source = await catalog.createSource(ownerId, { name, description: 'Provisioned for Supabase self-hosting', retention_days: defaults.retentionDays });
     await warehouse.createSource(source.token);
+    if (source.retention_days !== null) await warehouse.setRetention?.(source.token, source.retention_days);
     await warehouse.append([{ sourceId: source.token, schema: initialSchema(name), rows: [] }]);
   }
   for (const endpoint of BUILTIN_ENDPOINTS) {

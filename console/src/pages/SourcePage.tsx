@@ -14,6 +14,55 @@ const TABS = [
   ['send', 'Send logs'],
 ] as const;
 
+const keptText = (days: number | null) => (days === null ? 'forever' : `${days} day${days === 1 ? '' : 's'}`);
+
+/** How long the source keeps events, and (with the private key) a way to change it. */
+function Retention({ token, days, canManage, onSaved }: { token: string; days: number | null; canManage: boolean; onSaved: () => void }) {
+  const [editing, setEditing] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const save = async (event: Event) => {
+    event.preventDefault();
+    const text = editing!.trim();
+    try {
+      await api('PATCH', `/api/sources/${token}`, { retention_days: text === '' ? null : Number(text) });
+      setEditing(null);
+      setError(null);
+      onSaved();
+    } catch (caught) {
+      setError((caught as Error).message);
+    }
+  };
+  return (
+    <div class="muted source-retention" data-testid="retention">
+      {editing === null ? (
+        <>
+          Keeps events <strong data-testid="retention-value">{keptText(days)}</strong>
+          {canManage && (
+            <button type="button" class="small" onClick={() => setEditing(days === null ? '' : String(days))}>
+              Change
+            </button>
+          )}
+        </>
+      ) : (
+        <form class="inline-form" onSubmit={save}>
+          <label>
+            Days to keep events (empty: forever)
+            <input name="retention" type="number" min="1" step="1" value={editing} onInput={(event) => setEditing(event.currentTarget.value)} autoFocus />
+          </label>
+          <button type="submit" class="primary">
+            Save retention
+          </button>
+          <button type="button" onClick={() => setEditing(null)}>
+            Cancel
+          </button>
+        </form>
+      )}
+      <ErrorBox error={error} />
+      <span class="hint">Older events go at the next sweep (every five minutes with DuckDB; at ClickHouse's next merge with ClickHouse).</span>
+    </div>
+  );
+}
+
 export function SourcePage({ token, tab, canManage }: { token: string; tab: string; canManage: boolean }) {
   const { sources, error, reload } = useSources();
   const [renaming, setRenaming] = useState<string | null>(null);
@@ -78,6 +127,7 @@ export function SourcePage({ token, tab, canManage }: { token: string; tab: stri
       <div class="muted source-token">
         Source UUID <CopyField text={source.token} />
       </div>
+      <Retention token={token} days={source.retention_days} canManage={canManage} onSaved={() => void reload()} />
       <ErrorBox error={actionError} />
       <nav class="tabs">
         {TABS.map(([id, label]) => (

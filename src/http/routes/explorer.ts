@@ -50,6 +50,7 @@ export default async function explorerRoutes(app: FastifyInstance, { services }:
         token: source.token,
         name: source.name,
         description: source.description,
+        retention_days: source.retention_days,
         ...(await explorer.totals(source.token)),
         events_last_minute: meter.lastMinute(source.token),
       })),

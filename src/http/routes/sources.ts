@@ -44,7 +44,8 @@ export default async function sourceRoutes(app: FastifyInstance, { services }: {
   app.post('/api/sources', { config }, async (request, reply) => {
     const principal = requireManager(services, request);
     const input = sourceFields.parse(request.body ?? {});
-    const source = await catalog.createSource(principal.ownerId, input);
+    const retention = input.retention_days === undefined ? services.sourceDefaults.retentionDays : input.retention_days;
+    const source = await catalog.createSource(principal.ownerId, { ...input, retention_days: retention });
     try {
       await warehouse.createSource(source.token);
       if (source.retention_days !== null) await warehouse.setRetention?.(source.token, source.retention_days);

@@ -7,7 +7,7 @@ import { ARTIFACTS, chromiumMissing, launchChromium } from './browser.ts';
 
 const WAIT = { timeout: 15_000 };
 
-describe('the console Status page in Chromium', { skip: chromiumMissing() }, () => {
+describe('operations in the console (Chromium): status, retention', { skip: chromiumMissing() }, () => {
   let server: TestServer;
   let browser: Browser;
   let page: Page;
@@ -42,5 +42,24 @@ describe('the console Status page in Chromium', { skip: chromiumMissing() }, () 
     assert.match(figures, /Queue\s+0 of 100,000 events/);
     assert.match(figures, /DuckDB file\s+[\d.]+ (kB|MB)/);
     await page.screenshot({ path: join(ARTIFACTS, 'status.png'), fullPage: true });
+  });
+
+  test('a source shows how long it keeps events, and the private key changes it', async () => {
+    const source = (await server.request('POST', '/api/sources', { body: { name: 'kept.logs' } })).body;
+    await page.goto(`${server.url}/#/sources/${source.token}/explore`);
+    const retention = page.getByTestId('retention');
+    await retention.getByTestId('retention-value').filter({ hasText: 'forever' }).waitFor(WAIT);
+    await retention.getByRole('button', { name: 'Change' }).click();
+    await retention.getByLabel(/Days to keep events/).fill('14');
+    await retention.getByRole('button', { name: 'Save retention' }).click();
+    await retention.getByTestId('retention-value').filter({ hasText: '14 days' }).waitFor(WAIT);
+    assert.equal((await server.request('GET', `/api/sources/${source.token}`)).body.retention_days, 14);
+
+    await retention.getByRole('button', { name: 'Change' }).click();
+    await retention.getByLabel(/Days to keep events/).fill('');
+    await retention.getByRole('button', { name: 'Save retention' }).click();
+    await retention.getByTestId('retention-value').filter({ hasText: 'forever' }).waitFor(WAIT);
+    assert.equal((await server.request('GET', `/api/sources/${source.token}`)).body.retention_days, null);
+    await page.screenshot({ path: join(ARTIFACTS, 'retention.png') });
   });
 });
