@@ -52,7 +52,7 @@ export type Relation =
   | { kind: 'source'; name: string; relation: string; alias: string }
   | { kind: 'cte'; name: string; alias: string }
   | { kind: 'subquery'; query: Query; alias?: string }
-  | { kind: 'unnest'; array: Expr; alias: string; offsetAlias?: string };
+  | { kind: 'unnest'; array: Expr; alias: string; offsetAlias?: string; anonymous?: boolean };
 
 export type FromStep =
   | {
@@ -60,6 +60,11 @@ export type FromStep =
       array: Expr;
       alias: string;
       offsetAlias?: string;
+      /**
+       * Written without an alias (`FROM UNNEST([STRUCT(1 AS a)])`): `alias` is made up, and the
+       * element's struct fields are columns of the FROM clause, as BigQuery reads a value table.
+       */
+      anonymous?: boolean;
       /** LEFT JOIN UNNEST … ON TRUE: keep the outer row, with NULL, when the array is empty or NULL. */
       keepEmpty: boolean;
       /** Conditions of `JOIN UNNEST(...) ON cond`; they filter like WHERE. */

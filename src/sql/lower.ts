@@ -146,6 +146,7 @@ const PARAMETER_NAME = /^@([A-Za-z_][A-Za-z0-9_]*)$/;
 class Lowering {
   readonly parameters = new Set<string>();
   readonly sources = new Set<string>();
+  private anonymousUnnests = 0;
 
   constructor(private readonly options: LowerOptions) {}
 
@@ -437,12 +438,12 @@ class Lowering {
   }
 
   private unnestStep(ast: TableFactorVariants['UNNEST'], scope: Scope, keepEmpty: boolean): Extract<ir.FromStep, { kind: 'unnest' }> {
-    const { array, alias, offsetAlias } = this.unnestParts(ast, scope);
+    const { offsetAlias, ...parts } = this.unnestParts(ast, scope);
     if (keepEmpty && offsetAlias) throw invalidSql('LEFT JOIN UNNEST … WITH OFFSET is not supported');
-    return { kind: 'unnest', array, alias, keepEmpty, ...(offsetAlias ? { offsetAlias } : {}) };
+    return { kind: 'unnest', ...parts, keepEmpty, ...(offsetAlias ? { offsetAlias } : {}) };
   }
 
-  private unnestParts(ast: TableFactorVariants['UNNEST'], scope: Scope): { array: ir.Expr; alias: string; offsetAlias?: string } {
+  private unnestParts(ast: TableFactorVariants['UNNEST'], scope: Scope): { array: ir.Expr; alias: string; offsetAlias?: string; anonymous?: boolean } {
     if (ast.array_exprs.length !== 1 || !ast.array_exprs[0]) throw invalidSql('UNNEST takes exactly one array');
     if (ast.with_ordinality) throw invalidSql('UNNEST … WITH ORDINALITY is not supported');
     this.refuseAliasColumns(ast.alias);
@@ -450,10 +451,12 @@ class Lowering {
     const array = this.expr(arrayAst, scope);
     // BigQuery's implicit alias of UNNEST(path) is the path's last name.
     const alias = ast.alias?.name.value ?? (array.kind === 'ref' ? array.path[array.path.length - 1] : undefined);
-    if (!alias) throw invalidSql('UNNEST of an expression needs an alias (UNNEST(…) AS name)', positionOf(arrayAst));
-    scope.rangeVariables.add(alias.toLowerCase());
     const offsetAlias = ast.with_offset ? (ast.with_offset_alias?.value ?? 'offset') : undefined;
-    return { array, alias, ...(offsetAlias ? { offsetAlias } : {}) };
+    const offset = offsetAlias ? { offsetAlias } : {};
+    // Without an alias the elements have no name; a struct element's fields are columns.
+    if (!alias) return { array, alias: `_unnest_${++this.anonymousUnnests}`, anonymous: true, ...offset };
+    scope.rangeVariables.add(alias.toLowerCase());
+    return { array, alias, ...offset };
   }
 
   private relation(factor: AstTableFactor, scope: Scope): ir.Relation {

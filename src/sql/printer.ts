@@ -413,7 +413,9 @@ export abstract class SqlPrinter {
  * fields only the schema knows. Generated series are plain values and expand to one column.
  */
 export function starExpandsUnnestElements(from: ir.From): boolean {
-  const arrays = [...(from.base.kind === 'unnest' ? [from.base.array] : []), ...from.steps.flatMap((step) => (step.kind === 'unnest' ? [step.array] : []))];
+  const unnests = [...(from.base.kind === 'unnest' ? [from.base] : []), ...from.steps.flatMap((step) => (step.kind === 'unnest' ? [step] : []))];
+  // An anonymous UNNEST's columns are its elements' fields, which `*` expands as BigQuery does.
+  const arrays = unnests.filter((unnest) => !unnest.anonymous).map((unnest) => unnest.array);
   return !arrays.every((array) => array.kind === 'call' && (array.fn === 'generate_array' || array.fn === 'generate_timestamp_array'));
 }
 

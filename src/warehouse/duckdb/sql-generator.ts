@@ -201,20 +201,22 @@ class DuckDbPrinter extends SqlPrinter {
     // Select-list unnest drops rows whose list is empty or NULL (CROSS JOIN semantics); LEFT JOIN
     // keeps them with one NULL element.
     const source = step.keepEmpty ? `coalesce(nullif(${array}, []), [NULL])` : array;
-    const element = `unnest(${source}) AS ${quoteIdentifier(step.alias)}`;
+    const element = step.anonymous ? `unnest(${source}, max_depth := 2)` : `unnest(${source}) AS ${quoteIdentifier(step.alias)}`;
     if (!step.offsetAlias) return element;
     return `${element}, generate_subscripts(${array}, 1) - 1 AS ${quoteIdentifier(step.offsetAlias)}`;
   }
 
   private step(step: ir.FromStep): string {
     if (step.kind === 'join') return this.join(step);
-    const relation = unnestItem(step.keepEmpty ? `coalesce(nullif(${this.expr(step.array)}, []), [NULL])` : this.expr(step.array), step.alias, step.offsetAlias);
+    const array = step.keepEmpty ? `coalesce(nullif(${this.expr(step.array)}, []), [NULL])` : this.expr(step.array);
+    const relation = step.anonymous ? anonymousUnnestItem(array, step.alias, step.offsetAlias) : unnestItem(array, step.alias, step.offsetAlias);
     const condition = step.condition ? this.expr(step.condition) : 'TRUE';
     return ` ${step.condition ? 'INNER' : 'CROSS'} JOIN ${relation}${step.condition ? ` ON ${condition}` : ''}`;
   }
 
   protected override unnestRelation(relation: UnnestRelation): string {
-    return unnestItem(this.expr(relation.array), relation.alias, relation.offsetAlias);
+    const array = this.expr(relation.array);
+    return relation.anonymous ? anonymousUnnestItem(array, relation.alias, relation.offsetAlias) : unnestItem(array, relation.alias, relation.offsetAlias);
   }
 
   // ---- expressions ---------------------------------------------------------------------------
@@ -345,6 +347,15 @@ function unnestItem(array: string, alias: string, offsetAlias: string | undefine
   const hidden = quoteIdentifier(`_unnest_${alias}`);
   if (!offsetAlias) return `unnest(${array}) AS ${hidden}(${quoteIdentifier(alias)})`;
   return `(SELECT unnest(${array}) AS ${quoteIdentifier(alias)}, generate_subscripts(${array}, 1) - 1 AS ${quoteIdentifier(offsetAlias)}) AS ${hidden}`;
+}
+
+/**
+ * UNNEST without an alias as a FROM item: a struct element's fields become columns (DuckDB's
+ * unnest with max_depth 2 expands the struct, and stops there), a plain element one column.
+ */
+function anonymousUnnestItem(array: string, alias: string, offsetAlias: string | undefined): string {
+  const offset = offsetAlias ? `, generate_subscripts(${array}, 1) - 1 AS ${quoteIdentifier(offsetAlias)}` : '';
+  return `(SELECT unnest(${array}, max_depth := 2)${offset}) AS ${quoteIdentifier(alias)}`;
 }
 
 const printer = new DuckDbPrinter();
