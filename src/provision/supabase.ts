@@ -28,7 +28,7 @@ function initialSchema(sourceName: string): RecordFields {
   return schemaForRows(new Map(), [{ fields }]);
 }
 
-/** First start: the nine Supabase sources and the three built-in endpoints, for the default owner. */
+/** First start: the nine Supabase sources and the built-in endpoints Studio calls, for the default owner. */
 export async function provisionSupabase(
   ownerId: number,
   catalog: Catalog,

@@ -369,8 +369,13 @@ class ClickHousePrinter extends SqlPrinter {
 
   protected override struct(expr: ExprOf<'struct'>): string {
     const values = expr.fields.map((field) => this.expr(field.value));
-    const tuple = `tuple(${values.join(', ')})`;
-    // Named tuple: element types come from the values, at analysis time.
+    // Named tuple: element types come from the values, at analysis time. A bare column goes through
+    // identity(): with enable_named_columns_in_function_tuple, tuple() over bare columns names its
+    // elements after them, and the CAST would then match elements by those names (STRUCT(x AS ok)
+    // read 0), where it must match them by position. Other values stay as they are, so a struct
+    // of literals remains a constant (IN needs one).
+    const unnamed = values.map((value, index) => (expr.fields[index]!.value.kind === 'ref' ? `identity(${value})` : value));
+    const tuple = `tuple(${unnamed.join(', ')})`;
     const elements = expr.fields.map((field, index) => `${quoteString(`${quoteIdentifier(structFieldName(field.name, index))} `)}, toTypeName(${values[index]})`);
     return `CAST(${tuple}, concat('Tuple(', ${elements.join(", ', ', ")}, ')'))`;
   }
