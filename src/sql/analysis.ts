@@ -3,6 +3,7 @@
  * can be evaluated where, and what names an expression reads.
  */
 
+import { BIGQUERY_FUNCTIONS } from './functions.ts';
 import type * as ir from './ir.ts';
 
 /** `a AND b AND c` → [a, b, c]. */
@@ -54,13 +55,15 @@ function visit(expr: ir.Expr, use: NameUse): void {
 }
 
 function isScalarCall(expr: Extract<ir.Expr, { kind: 'call' }>): boolean {
-  return !AGGREGATE_OR_WINDOW.has(expr.fn);
+  return BIGQUERY_FUNCTIONS[expr.fn].kind === 'scalar';
 }
-const AGGREGATE_OR_WINDOW: ReadonlySet<string> = new Set([
-  'count', 'countif', 'sum', 'avg', 'min', 'max', 'any_value', 'array_agg', 'string_agg', 'approx_count_distinct',
-  'logical_and', 'logical_or', 'stddev', 'stddev_samp', 'stddev_pop', 'variance', 'var_samp', 'var_pop',
-  'row_number', 'rank', 'dense_rank', 'percent_rank', 'cume_dist', 'ntile', 'lag', 'lead', 'first_value', 'last_value', 'nth_value',
-]);
+
+/** Whether an expression aggregates or is a window function at its own level (not in a subquery). */
+export function aggregatesOrWindows(expr: ir.Expr): boolean {
+  if (expr.kind === 'quantile' || expr.kind === 'quantiles') return true;
+  if (expr.kind === 'call' && (expr.over || !isScalarCall(expr))) return true;
+  return childrenOf(expr).some(aggregatesOrWindows);
+}
 
 /** Direct sub-expressions (not descending into subqueries). */
 export function childrenOf(expr: ir.Expr): ir.Expr[] {

@@ -36,6 +36,7 @@ import type {
   TableFactorVariants,
   ValueVariants,
 } from './ast.ts';
+import { aggregatesOrWindows, namesUsedBy } from './analysis.ts';
 import { positionOf, variantOf } from './ast.ts';
 import { lookupFunction } from './functions.ts';
 import type * as ir from './ir.ts';
@@ -292,7 +293,8 @@ class Lowering {
   }
 
   private groupBy(ast: AstSelect, scope: Scope, items: ir.SelectItem[]): ir.Expr[] {
-    if (!('Expressions' in ast.group_by)) throw invalidSql('GROUP BY ALL is not supported');
+    if ('All' in ast.group_by) return groupByAll(items);
+    if (!('Expressions' in ast.group_by)) throw invalidSql('this form of GROUP BY is not supported');
     const [expressions, modifiers] = ast.group_by.Expressions;
     if (modifiers.length > 0) throw invalidSql('GROUP BY modifiers (ROLLUP, CUBE…) are not supported');
     return expressions.map((expr) => this.aliasOrExpr(expr, scope, items));
@@ -991,6 +993,30 @@ function typedValue(value: ir.Expr, type: ir.TypeName): ir.Expr {
     };
   }
   return { kind: 'cast', expr: value, type, safe: false };
+}
+
+/**
+ * GROUP BY ALL: the select items that neither aggregate nor are window functions, by position.
+ * Constants are not grouping keys, unless nothing else is: then they still make the SELECT one
+ * that groups (`SELECT 'a' FROM t GROUP BY ALL` gives one row).
+ */
+function groupByAll(items: ir.SelectItem[]): ir.Expr[] {
+  const keys: number[] = [];
+  const constants: number[] = [];
+  let aggregates = false;
+  items.forEach((item, index) => {
+    if (item.kind === 'star') throw invalidSql('GROUP BY ALL with SELECT * is not supported');
+    if (aggregatesOrWindows(item.expr)) aggregates = true;
+    else (readsAnything(item.expr) ? keys : constants).push(index + 1);
+  });
+  const positions = keys.length > 0 || aggregates ? keys : constants;
+  return positions.map((position) => ({ kind: 'position', position }));
+}
+
+/** Whether an expression reads a column or runs a subquery (which may read one). */
+function readsAnything(expr: ir.Expr): boolean {
+  const use = namesUsedBy(expr);
+  return use.heads.length > 0 || use.pinned;
 }
 
 function isNoDateTimeField(field: unknown): boolean {
