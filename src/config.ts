@@ -10,6 +10,11 @@ export interface Config {
   ingestKey: string | undefined;
   /** Largest accepted request body, compressed or not. */
   maxBodyBytes: number;
+  /**
+   * Largest request line and headers together. Node's default (16 KiB) answers 431 to Studio,
+   * which sends its whole SQL in the query string of a GET.
+   */
+  maxHeaderBytes: number;
   /** Events waiting for the writer beyond which ingestion answers 429. */
   maxQueuedEvents: number;
   /** Longest the writer waits to group concurrent requests into one warehouse commit (ClickHouse). */
@@ -79,6 +84,7 @@ export function loadConfig(env: Env = process.env): Config {
     privateKey: env.SAWMILL_API_KEY || env.LOGFLARE_PRIVATE_ACCESS_TOKEN || undefined,
     ingestKey: env.SAWMILL_INGEST_KEY || env.LOGFLARE_PUBLIC_ACCESS_TOKEN || undefined,
     maxBodyBytes: integer(env, 'SAWMILL_MAX_BODY_BYTES', 12 * 1024 * 1024),
+    maxHeaderBytes: integer(env, 'SAWMILL_MAX_HEADER_BYTES', 512 * 1024),
     maxQueuedEvents: integer(env, 'SAWMILL_MAX_QUEUED_EVENTS', 100_000),
     commitIntervalMs: integer(env, 'SAWMILL_COMMIT_INTERVAL_MS', 5),
     foldIntervalMs: integer(env, 'SAWMILL_FOLD_INTERVAL_MS', 1000),

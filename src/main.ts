@@ -1,4 +1,5 @@
 import { loadConfig, type Config } from './config.ts';
+import { ignoredLogflareSettingsMessage } from './logflare-env.ts';
 import { startServer, type RunningServer } from './server.ts';
 import { startupMessage } from './startup.ts';
 
@@ -14,6 +15,8 @@ try {
   process.exit(1);
 }
 server.app.log.info(`Sawmill listening on ${server.url}`);
+const ignoredLogflare = ignoredLogflareSettingsMessage(process.env);
+if (ignoredLogflare) server.app.log.info(ignoredLogflare);
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {

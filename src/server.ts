@@ -82,7 +82,12 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const metrics = new SawmillMetrics({ writer, endpoints, storage, dataDir: config.dataDir, maxQueuedEvents: config.maxQueuedEvents });
   const keys = new KeyRing(catalog, { privateKey: await privateKeyFor(config, (message) => console.log(message)), ingestKey: config.ingestKey });
   const services: Services = { catalog, keys, warehouse, writer, endpoints, dialect, metrics, limits: { maxBodyBytes: config.maxBodyBytes }, sourceDefaults: { retentionDays: config.defaultRetentionDays }, isReady: () => ready };
-  const app: FastifyInstance = await buildApp(services, { logLevel: config.logLevel, headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs });
+  const app: FastifyInstance = await buildApp(services, {
+    logLevel: config.logLevel,
+    headersTimeoutMs: config.headersTimeoutMs,
+    requestTimeoutMs: config.requestTimeoutMs,
+    maxHeaderBytes: config.maxHeaderBytes,
+  });
 
   // A crash between creating a source and its storage leaves the catalog ahead: catch up.
   for (const source of catalog.listSources()) await warehouse.createSource(source.token);

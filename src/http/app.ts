@@ -21,6 +21,8 @@ export interface HttpOptions {
   requestTimeoutMs?: number;
   /** Deadline for a request's headers, so a client trickling them (slowloris) cannot either. */
   headersTimeoutMs?: number;
+  /** Largest request line and headers together (Studio's GETs carry tens of KB of SQL). */
+  maxHeaderBytes?: number;
 }
 
 export async function buildApp(services: Services, options: HttpOptions): Promise<FastifyInstance> {
@@ -28,6 +30,7 @@ export async function buildApp(services: Services, options: HttpOptions): Promis
   const headersTimeout = Math.min(options.headersTimeoutMs ?? 10_000, requestTimeout);
   const app = Fastify({
     http: {
+      maxHeaderSize: options.maxHeaderBytes ?? 512 * 1024,
       headersTimeout,
       requestTimeout,
       // Node enforces both deadlines only when it sweeps its connections (every 30 s by default),

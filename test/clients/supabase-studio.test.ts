@@ -125,3 +125,55 @@ describe('Supabase Studio against Sawmill', () => {
     assert.equal(status, 403);
   });
 });
+
+/**
+ * Studio's request shapes: its self-hosted API route forwards every parameter, the SQL of its logs
+ * explorer included (tens of KB for a long query), in the query string of a GET; its browser calls
+ * may send the same fields as a JSON body. Errors must come back non-2xx with `error.message`,
+ * which the route passes on to the page.
+ */
+describe("Studio's request shapes", () => {
+  // A real query of ~40 KB: the ids of our three events kept, several thousand others excluded by name.
+  const exclusions = Array.from({ length: 3_000 }, (_, i) => `'excluded-${String(i).padStart(4, '0')}'`).join(', ');
+  const bigSql = `select id, event_message from edge_logs where id not in (${exclusions}) order by timestamp desc limit 100`;
+  const ours = (rows: Array<{ id: string }>) => rows.filter((row) => edgeEvents.some((event) => event.id === row.id)).map((row) => row.id);
+
+  before(async () => {
+    assert.ok(bigSql.length >= 40_000, `${bigSql.length} bytes`);
+    const endpoints = (await fetch(`${server.url}/api/endpoints`, { headers: { 'x-api-key': PRIVATE_KEY } }).then((reply) => reply.json())) as Array<{ token: string; name: string }>;
+    const logsAll = endpoints.find((endpoint) => endpoint.name === 'logs.all')!;
+    const patched = await fetch(`${server.url}/api/endpoints/${logsAll.token}`, {
+      method: 'PATCH',
+      headers: { 'x-api-key': PRIVATE_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ sandboxable: true }),
+    });
+    assert.equal(patched.status, 204);
+  });
+
+  test('a 40 KB sql in the query string of a GET is answered, not refused for its header size', async () => {
+    const { status, body } = await studio('/api/endpoints/query/logs.all', { project: 'default', project_tier: 'ENTERPRISE', sql: bigSql });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 500));
+    assert.deepEqual(ours(body.result), [...edgeEvents].reverse().map((event) => event.id));
+  });
+
+  test('the same fields in a POST body', async () => {
+    const reply = await fetch(`${server.url}/api/endpoints/query/logs.all`, {
+      method: 'POST',
+      headers: { 'x-api-key': PRIVATE_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ project: 'default', project_tier: 'ENTERPRISE', sql: bigSql }),
+    });
+    const body = await reply.json();
+    assert.equal(reply.status, 200, JSON.stringify(body).slice(0, 500));
+    assert.deepEqual(ours(body.result), [...edgeEvents].reverse().map((event) => event.id));
+  });
+
+  test('an endpoint error is non-2xx JSON with error.message, as Studio reads it', async () => {
+    const bad = await studio('/api/endpoints/query/logs.all', { project: 'default', project_tier: 'ENTERPRISE', sql: `${bigSql} garbage (` });
+    assert.equal(bad.status, 400);
+    assert.equal(typeof bad.body.error.message, 'string');
+    assert.ok(bad.body.error.message.length > 0);
+    const badTime = await studio('/api/endpoints/query/service-health', { project: 'default', iso_timestamp_start: 'not a time', iso_timestamp_end: new Date().toISOString(), granularity: 'hour' });
+    assert.equal(badTime.status, 400, JSON.stringify(badTime.body));
+    assert.equal(typeof badTime.body.error.message, 'string');
+  });
+});
