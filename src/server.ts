@@ -15,6 +15,7 @@ import { ReadAfterWrite } from './pipeline/read-after-write.ts';
 import { EventWriter } from './pipeline/writer.ts';
 import { provisionSupabase } from './provision/supabase.ts';
 import { assertPortFree, prepareDataDir } from './startup.ts';
+import { openDataDir } from './data-format.ts';
 import { openDuckDb } from './warehouse/duckdb/open.ts';
 import { openClickHouse } from './warehouse/clickhouse/open.ts';
 import type { SqlDialect } from './sql/index.ts';
@@ -43,6 +44,7 @@ async function privateKeyFor(config: Config, log: (message: string) => void): Pr
 export async function startServer(config: Config): Promise<RunningServer> {
   await assertPortFree(config.host, config.port);
   await prepareDataDir(config.dataDir);
+  await openDataDir(config.dataDir, (message) => console.log(message));
   const firstStart = !existsSync(join(config.dataDir, 'catalog.json'));
 
   // Several instances share a PostgreSQL catalog and a ClickHouse warehouse (docs/scale-out.md).

@@ -1,6 +1,7 @@
 import { open, readFile, rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { AppError } from '../errors.ts';
+import { StartupError } from '../startup.ts';
 import { changed, newEndpoint, newSource } from './records.ts';
 import type { AccessToken, Catalog, Endpoint, EndpointInput, Source, SourceInput } from './types.ts';
 
@@ -42,6 +43,9 @@ export class FileCatalog implements Catalog {
       data = JSON.parse(await readFile(path, 'utf8')) as CatalogFile;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    if (data.version !== EMPTY.version) {
+      throw new StartupError(`${path} has version ${String(data.version)}; this Sawmill reads version ${EMPTY.version}: run the Sawmill that wrote it, or restore a backup`);
     }
     return new FileCatalog(path, data);
   }

@@ -1,16 +1,12 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { freePort, spawnServer, stopServer } from '../support/process.ts';
+import { freePort, spawnServer, startToExit, stopServer } from '../support/process.ts';
 
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 let root: string;
 
 before(async () => {
@@ -18,23 +14,6 @@ before(async () => {
   await chmod(root, 0o755); // readable by the unprivileged user of the last test
 });
 after(() => rm(root, { recursive: true, force: true }));
-
-/** Runs `npm start`'s entry point until it exits on its own (bounded), with what it printed. */
-async function startToExit(env: Record<string, string>, options: { uid?: number; gid?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-    env: { PATH: process.env.PATH, HOST: '127.0.0.1', SAWMILL_LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    ...options,
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (chunk) => (stdout += chunk));
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  const [code] = await once(child, 'exit');
-  clearTimeout(timer);
-  return { code: code as number | null, stdout, stderr };
-}
 
 const oneLine = (text: string) => {
   const lines = text.trimEnd().split('\n');

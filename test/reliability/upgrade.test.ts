@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { DATA_FORMAT, MARKER_FILE, SAWMILL_VERSION } from '../../src/data-format.ts';
+import { freePort, spawnServer, startToExit, stopServer } from '../support/process.ts';
+import { PRIVATE_KEY, startTestServer } from '../support/server.ts';
+
+let root: string;
+/** A data dir as today's code leaves it, with a source, events, an endpoint; the marker removed below. */
+let made: string;
+
+before(async () => {
+  root = await mkdtemp(join(tmpdir(), 'sawmill-upgrade-'));
+  made = join(root, 'made');
+  const server = await startTestServer({ dataDir: made });
+  const source = (await server.request('POST', '/api/sources', { body: { name: 'old.logs', retention_days: 9 } })).body;
+  for (let i = 0; i < 5; i++) assert.equal((await server.request('POST', `/logs?source=${source.token}`, { body: { message: `event ${i}`, metadata: { n: i } } })).status, 200);
+  assert.equal((await server.request('POST', '/api/endpoints', { body: { name: 'old.count', query: 'select count(*) as n from `old.logs`' } })).status, 201);
+  await server.stop();
+});
+after(() => rm(root, { recursive: true, force: true }));
+
+const copyOf = async (name: string) => {
+  const dir = join(root, name);
+  await cp(made, dir, { recursive: true });
+  return dir;
+};
+
+test('a new data dir carries the format marker of the Sawmill that made it', async () => {
+  const marker = JSON.parse(await readFile(join(made, MARKER_FILE), 'utf8'));
+  assert.deepEqual(marker, { ...DATA_FORMAT, written_by: SAWMILL_VERSION });
+});
+
+test('a data dir from before the marker (today’s layout without it) is migrated: marker written, everything readable', async () => {
+  const dataDir = await copyOf('unmarked');
+  await rm(join(dataDir, MARKER_FILE));
+  const server = await spawnServer({ SAWMILL_DATA_DIR: dataDir, SAWMILL_API_KEY: PRIVATE_KEY, SAWMILL_LOG_LEVEL: 'info' }, await freePort());
+  try {
+    assert.match(server.output(), new RegExp(`data dir ${dataDir}: migrated from format 0 to 1`));
+    assert.deepEqual(JSON.parse(await readFile(join(dataDir, MARKER_FILE), 'utf8')), { ...DATA_FORMAT, written_by: SAWMILL_VERSION });
+    const reply = await fetch(`${server.url}/api/endpoints/query/old.count`, { headers: { 'x-api-key': PRIVATE_KEY } });
+    assert.deepEqual(await reply.json(), { result: [{ n: 5 }] });
+    const sources = (await (await fetch(`${server.url}/api/sources`, { headers: { 'x-api-key': PRIVATE_KEY } })).json()) as Array<{ name: string; retention_days: number | null }>;
+    assert.equal(sources.find((source) => source.name === 'old.logs')?.retention_days, 9);
+  } finally {
+    assert.equal(await stopServer(server), 0);
+  }
+});
+
+test('a data dir from a newer Sawmill is refused in one line, and left as it was', async () => {
+  const dataDir = await copyOf('newer');
+  const newer = `${JSON.stringify({ format: DATA_FORMAT.format + 1, journal: DATA_FORMAT.journal, catalog: DATA_FORMAT.catalog, written_by: '9.0.0' })}\n`;
+  await writeFile(join(dataDir, MARKER_FILE), newer);
+  const run = await startToExit({ PORT: String(await freePort()), SAWMILL_DATA_DIR: dataDir, SAWMILL_API_KEY: PRIVATE_KEY });
+  assert.equal(run.code, 1);
+  assert.equal(
+    run.stderr,
+    `sawmill: data dir ${dataDir} was written by Sawmill 9.0.0 (format ${DATA_FORMAT.format + 1}); this Sawmill ${SAWMILL_VERSION} reads format 1, journal 1, catalog 1 and older: run that version or newer, or restore a backup taken before the upgrade\n`,
+  );
+  assert.equal(await readFile(join(dataDir, MARKER_FILE), 'utf8'), newer);
+});
+
+test('a catalog of a version this Sawmill does not know is refused in one line', async () => {
+  const dataDir = await copyOf('catalog');
+  const path = join(dataDir, 'catalog.json');
+  await writeFile(path, JSON.stringify({ ...JSON.parse(await readFile(path, 'utf8')), version: 2 }));
+  const run = await startToExit({ PORT: String(await freePort()), SAWMILL_DATA_DIR: dataDir, SAWMILL_API_KEY: PRIVATE_KEY });
+  assert.equal(run.code, 1);
+  assert.equal(run.stderr, `sawmill: ${path} has version 2; this Sawmill reads version 1: run the Sawmill that wrote it, or restore a backup\n`);
+  assert.ok(existsSync(join(dataDir, 'sawmill.duckdb')));
+});
