@@ -598,7 +598,7 @@ class Lowering {
       case 'Interval':
         return this.interval(body, scope);
       case 'Array':
-        return { kind: 'array', elements: body.elem.map((element) => this.expr(element, scope)) };
+        return { kind: 'array', elements: namedLikeFirstStruct(body.elem.map((element) => this.expr(element, scope))) };
       case 'Struct': {
         const struct: ir.Expr = {
           kind: 'struct',
@@ -1017,6 +1017,19 @@ function groupByAll(items: ir.SelectItem[]): ir.Expr[] {
 function readsAnything(expr: ir.Expr): boolean {
   const use = namesUsedBy(expr);
   return use.heads.length > 0 || use.pinned;
+}
+
+/**
+ * `[STRUCT(1 AS a, 2 AS b), (3, 4)]`: the elements take the type of the first struct element, so
+ * the anonymous fields of the others take its names, position by position.
+ */
+function namedLikeFirstStruct(elements: ir.Expr[]): ir.Expr[] {
+  const first = elements.find((element): element is Extract<ir.Expr, { kind: 'struct' }> => element.kind === 'struct' && element.fields.some((field) => field.name !== undefined));
+  if (!first) return elements;
+  return elements.map((element) => {
+    if (element.kind !== 'struct' || element === first || element.fields.length !== first.fields.length) return element;
+    return { ...element, fields: element.fields.map((field, index) => ({ ...field, name: field.name ?? first.fields[index]!.name })) };
+  }) as ir.Expr[];
 }
 
 function isNoDateTimeField(field: unknown): boolean {

@@ -17,7 +17,7 @@ import { generateArray, generateTimestampArray, padding, repeat } from './bounde
 export const sourceTimestampRefs = new WeakSet<ir.Expr>();
 
 /** Whether the expression is certainly a TIMESTAMPTZ in the printed SQL. */
-function isTimestampTz(expr: ir.Expr | undefined): boolean {
+export function isTimestampTz(expr: ir.Expr | undefined): boolean {
   if (!expr) return false;
   switch (expr.kind) {
     case 'ref':
@@ -147,12 +147,27 @@ const nullTreatment =
   (call) =>
     `${name}(${call.args.join(', ')}${call.ignoreNulls ? ' IGNORE NULLS' : ''})${call.over}`;
 
+/** BigQuery raises an error for a negative length where DuckDB counts from the end. */
+function nonNegative(call: CallParts, index: number, what: string, value: string): string {
+  const length = optionalArg(call, index);
+  return length === undefined ? value : `(CASE WHEN ${length} < 0 THEN error('${what} cannot be negative') ELSE ${value} END)`;
+}
+
+/** DATETIME arithmetic past year 9999 or before year 1 is an error in BigQuery; DuckDB goes on. */
+const datetimeInRange =
+  (operator: '+' | '-'): Emitter =>
+  (call) => {
+    const value = `(${arg(call, 0)} ${operator} ${arg(call, 1)})`;
+    return `(CASE WHEN ${value} NOT BETWEEN TIMESTAMP '0001-01-01' AND TIMESTAMP '9999-12-31 23:59:59.999999' THEN error('DATETIME out of range') ELSE ${value} END)`;
+  };
+
 const toTimestamp = (micros: string) => `CAST(make_timestamp(${micros}) AS TIMESTAMPTZ)`;
 
 export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   ...PORTABLE_EMITTERS,
   count: (call) => (call.star ? `count(*)${call.over}` : same('count')(call)),
-  countif: same('count_if'),
+  // 0 over no rows, as COUNT (DuckDB's count_if gives NULL there).
+  countif: (call) => `coalesce(${same('count_if')(call)}, 0)`,
   any_value: same('any_value'),
   array_agg: (call) => limited(call, collected(call, call.ignoreNulls)),
   string_agg: (call) => {
@@ -169,6 +184,8 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   variance: same('var_samp'),
   var_samp: same('var_samp'),
   var_pop: same('var_pop'),
+  datetime_add: datetimeInRange('+'),
+  datetime_sub: datetimeInRange('-'),
   covar_pop: (call) => `covar_pop(${arg(call, 0)}, ${arg(call, 1)})${call.over}`,
   covar_samp: pairStatistic('covar_samp', 2),
   corr: pairStatistic('corr', 2),
@@ -206,8 +223,8 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   character_length: same('length'),
   lower: same('lower'),
   upper: same('upper'),
-  substr: same('substring'),
-  substring: same('substring'),
+  substr: (call) => nonNegative(call, 2, 'SUBSTR length', same('substring')(call)),
+  substring: (call) => nonNegative(call, 2, 'SUBSTR length', same('substring')(call)),
   trim: same('trim'),
   ltrim: same('ltrim'),
   rtrim: same('rtrim'),
@@ -215,13 +232,16 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   starts_with: same('starts_with'),
   ends_with: same('ends_with'),
   strpos: same('strpos'),
-  split: (call) => `string_split(${arg(call, 0)}, ${optionalArg(call, 1) ?? "','"})`,
+  split: (call) => {
+    const separator = optionalArg(call, 1) ?? "','";
+    return `(CASE WHEN ${separator} IS NOT NULL THEN string_split(${arg(call, 0)}, ${separator}) END)`;
+  },
   reverse: same('reverse'),
   repeat,
   lpad: padding('lpad'),
   rpad: padding('rpad'),
-  left: same('left'),
-  right: same('right'),
+  left: (call) => nonNegative(call, 1, 'LEFT length', same('left')(call)),
+  right: (call) => nonNegative(call, 1, 'RIGHT length', same('right')(call)),
   regexp_contains: same('regexp_matches'),
   regexp_extract: regexpExtract,
   // BigQuery replaces every match; DuckDB only the first unless asked with 'g'.

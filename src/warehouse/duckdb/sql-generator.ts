@@ -14,7 +14,7 @@ import type { SqlDialect } from '../../sql/dialect.ts';
 import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
 import { type ExprOf, type PlannedFrom, SqlPrinter, starExpandsUnnestElements, structFieldName, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
-import { FUNCTION_EMITTERS, sourceTimestampRefs } from './sql-functions.ts';
+import { FUNCTION_EMITTERS, isTimestampTz, sourceTimestampRefs } from './sql-functions.ts';
 
 export function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
@@ -227,6 +227,15 @@ class DuckDbPrinter extends SqlPrinter {
     return `STRUCT(${type.struct.map((field, index) => `${quoteIdentifier(structFieldName(field.name, index))} ${this.type(field.type)}`).join(', ')})`;
   }
 
+  protected override cast(expr: ExprOf<'cast'>): string {
+    if (expr.type !== 'STRING' || !isTimestampTz(expr.expr)) return super.cast(expr);
+    // BigQuery writes a TIMESTAMP's fraction with 3 or 6 digits (.100+00); DuckDB trims zeros (.1+00).
+    const text = super.cast(expr);
+    const fraction = `regexp_extract(${text}, '\\.(\\d+)', 1)`;
+    const padded = `rpad(${fraction}, CASE WHEN length(${fraction}) <= 3 THEN 3 ELSE 6 END, '0')`;
+    return `regexp_replace(${text}, '\\.\\d+', '.' || ${padded})`;
+  }
+
   protected override param(name: string): string {
     return `$${name}`;
   }
@@ -238,6 +247,8 @@ class DuckDbPrinter extends SqlPrinter {
 
   protected override operator(op: ir.BinaryOperator, left: string, right: string): string {
     if (op === '!=') return `(${left} <> ${right})`;
+    // BigQuery's division by zero is an error (SAFE_DIVIDE is the NULL form); DuckDB gives ±Infinity or NaN.
+    if (op === '/') return `(CASE WHEN ${right} = 0 AND ${left} IS NOT NULL THEN error('division by zero: ' || ${left} || ' / ' || ${right}) ELSE ${left} / ${right} END)`;
     // `^` is exponentiation in DuckDB, bitwise xor in BigQuery.
     if (op === '^') return `xor(${left}, ${right})`;
     return super.operator(op, left, right);
