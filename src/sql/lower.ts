@@ -392,6 +392,8 @@ class Lowering {
 
   private crossStep(factor: AstTableFactor, scope: Scope): ir.FromStep {
     if ('UNNEST' in factor) return this.unnestStep(factor.UNNEST, scope, false);
+    const path = this.arrayPath(factor, scope);
+    if (path) return { kind: 'unnest', ...path, keepEmpty: false };
     return { kind: 'join', type: 'cross', relation: this.relation(factor, scope) };
   }
 
@@ -403,14 +405,16 @@ class Lowering {
     if ('UNNEST' in join.relation) {
       const unnest = join.relation.UNNEST as TableFactorVariants['UNNEST'];
       if (type === 'cross') return this.unnestStep(unnest, scope, false);
-      if (type !== 'inner' && type !== 'left') {
-        throw invalidSql(`${type.toUpperCase()} JOIN UNNEST is not supported`, positionOf(join.relation));
-      }
+      if (type === 'right' || type === 'full') return this.unnestJoin(type, unnest, constraint as JoinConstraint, scope);
       const step = this.unnestStep(unnest, scope, type === 'left');
       // The condition may name the unnest alias, so lower it once the alias is in scope.
       const on = this.joinCondition(constraint as JoinConstraint, scope, true);
       if (on && !isTrueLiteral(on)) {
-        if (type === 'left') throw invalidSql('LEFT JOIN UNNEST supports only ON TRUE', positionOf(join.relation));
+        if (type === 'left') {
+          // An array that reads nothing of the row is a table like any other, joined on the condition.
+          if (namesUsedBy(step.array).heads.length === 0) return { kind: 'join', type, relation: { kind: 'unnest', array: step.array, alias: step.alias, ...(step.anonymous ? { anonymous: true } : {}) }, on };
+          throw invalidSql('LEFT JOIN UNNEST supports only ON TRUE, unless the array reads nothing of the rows it joins', positionOf(join.relation));
+        }
         step.condition = on;
       }
       return step;
@@ -428,6 +432,15 @@ class Lowering {
     }
     const on = this.joinCondition(joinConstraint, scope, false);
     if (!on) throw invalidSql(`${type.toUpperCase()} JOIN needs an ON or USING condition`, positionOf(join.relation));
+    return { kind: 'join', type, relation, on };
+  }
+
+  /** RIGHT / FULL JOIN UNNEST(array) ON …: the array is a table of its own (BigQuery refuses one that reads the other side). */
+  private unnestJoin(type: 'right' | 'full', ast: TableFactorVariants['UNNEST'], constraint: JoinConstraint, scope: Scope): ir.FromStep {
+    const { offsetAlias, ...parts } = this.unnestParts(ast, scope);
+    const relation: ir.Relation = { kind: 'unnest', ...parts, ...(offsetAlias ? { offsetAlias } : {}) };
+    const on = this.joinCondition(constraint, scope, false);
+    if (!on) throw invalidSql(`${type.toUpperCase()} JOIN needs an ON or USING condition`);
     return { kind: 'join', type, relation, on };
   }
 
@@ -461,7 +474,24 @@ class Lowering {
     return { array, alias, ...offset };
   }
 
+  /**
+   * `FROM t, t.values v`: a path through a range variable in FROM is BigQuery's implicit UNNEST of
+   * that array (aliased by its last name unless written).
+   */
+  private arrayPath(factor: AstTableFactor, scope: Scope): { array: ir.Expr; alias: string } | undefined {
+    if (!('Table' in factor)) return undefined;
+    const table = factor.Table as TableFactorVariants['Table'];
+    const parts = table.name.map((part) => part.Identifier.value);
+    if (parts.length < 2 || !scope.rangeVariables.has(parts[0]!.toLowerCase()) || table.args !== undefined) return undefined;
+    this.refuseAliasColumns(table.alias);
+    const alias = table.alias?.name.value ?? parts[parts.length - 1]!;
+    scope.rangeVariables.add(alias.toLowerCase());
+    return { array: { kind: 'ref', path: parts }, alias };
+  }
+
   private relation(factor: AstTableFactor, scope: Scope): ir.Relation {
+    const path = this.arrayPath(factor, scope);
+    if (path) return { kind: 'unnest', ...path };
     const [kind, body] = variantOf<TableFactorVariants>(factor);
     switch (kind) {
       case 'Table':
