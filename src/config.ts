@@ -15,6 +15,8 @@ export interface Config {
    * which sends its whole SQL in the query string of a GET.
    */
   maxHeaderBytes: number;
+  /** Most events one ingestion request may hold (413 past it). */
+  maxEventsPerRequest: number;
   /** Events waiting for the writer beyond which ingestion answers 429. */
   maxQueuedEvents: number;
   /** Longest the writer waits to group concurrent requests into one warehouse commit (ClickHouse). */
@@ -57,6 +59,12 @@ function integer(env: Env, name: string, fallback: number): number {
   return value;
 }
 
+function positive(env: Env, name: string, fallback: number): number {
+  const value = integer(env, name, fallback);
+  if (value < 1) throw new Error(`${name} must be at least 1, got ${value}`);
+  return value;
+}
+
 /** Node refuses a header deadline later than the whole-request one, so say so by name. */
 function timeouts(env: Env): Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs'> {
   const headersTimeoutMs = integer(env, 'SAWMILL_HEADERS_TIMEOUT_MS', 10_000);
@@ -85,6 +93,7 @@ export function loadConfig(env: Env = process.env): Config {
     ingestKey: env.SAWMILL_INGEST_KEY || env.LOGFLARE_PUBLIC_ACCESS_TOKEN || undefined,
     maxBodyBytes: integer(env, 'SAWMILL_MAX_BODY_BYTES', 12 * 1024 * 1024),
     maxHeaderBytes: integer(env, 'SAWMILL_MAX_HEADER_BYTES', 512 * 1024),
+    maxEventsPerRequest: positive(env, 'SAWMILL_MAX_EVENTS_PER_REQUEST', 100_000),
     maxQueuedEvents: integer(env, 'SAWMILL_MAX_QUEUED_EVENTS', 100_000),
     commitIntervalMs: integer(env, 'SAWMILL_COMMIT_INTERVAL_MS', 5),
     foldIntervalMs: integer(env, 'SAWMILL_FOLD_INTERVAL_MS', 1000),

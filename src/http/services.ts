@@ -1,6 +1,7 @@
 import type { KeyRing } from '../catalog/access.ts';
 import type { Catalog } from '../catalog/types.ts';
 import type { EndpointService } from '../endpoints/service.ts';
+import type { RequestLimits } from '../ingest/request-limits.ts';
 import type { SawmillMetrics } from '../monitoring.ts';
 import type { EventWriter } from '../pipeline/writer.ts';
 import type { SqlDialect } from '../sql/index.ts';
@@ -17,7 +18,7 @@ export interface Services {
   dialect: SqlDialect;
   /** Self-monitoring figures (/metrics). */
   metrics: SawmillMetrics;
-  limits: { maxBodyBytes: number };
+  limits: { maxBodyBytes: number; request: RequestLimits };
   /** What a new source gets when its creator does not say (SAWMILL_DEFAULT_RETENTION_DAYS). */
   sourceDefaults: { retentionDays: number | null };
   /** False until the service accepts traffic and again once it is shutting down. */

@@ -19,6 +19,7 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { AppError } from '../errors.ts';
 import { findJsonSyntaxError, positionAt } from './json-text.ts';
+import { checkJsonText, requestLimits, type RequestLimits } from './request-limits.ts';
 
 export interface BodyHeaders {
   contentType?: string | undefined;
@@ -49,22 +50,26 @@ const NDJSON_TYPES = new Set([
 ]);
 const TEXT_TYPES = new Set(['application/logplex-1']);
 
-export async function decodeBody(body: Buffer, headers: BodyHeaders, limitBytes: number): Promise<DecodedBody> {
+/**
+ * `limits` bound what the parse may allocate (events and containers, see request-limits.ts); they
+ * are checked on the text before JSON.parse runs.
+ */
+export async function decodeBody(body: Buffer, headers: BodyHeaders, limitBytes: number, limits: RequestLimits = requestLimits(limitBytes)): Promise<DecodedBody> {
   const mediaType = mediaTypeOf(headers.contentType);
   const format = formatOf(mediaType);
   assertWithinLimit(body.length, limitBytes, 'request body');
   const bytes = await decompress(body, headers.contentEncoding, limitBytes);
   if (format === 'text') return { kind: 'text', mediaType, bytes };
-  const text = utf8Text(bytes);
+  const text = format === 'form' ? formPayload(utf8Text(bytes)) : utf8Text(bytes);
+  checkJsonText(text, limits);
   switch (format) {
     case 'json':
+    case 'form':
       return { kind: 'json', value: parseJsonDocument(text) };
     case 'ndjson':
       return { kind: 'ndjson', lines: parseNdjson(text) };
     case 'json-or-ndjson':
       return parseJsonOrNdjson(text);
-    case 'form':
-      return { kind: 'json', value: parseJsonDocument(formPayload(text)) };
   }
 }
 

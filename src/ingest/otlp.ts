@@ -85,6 +85,20 @@ export function otlpLogEvents(request: unknown): RawEventResult[] {
   }
 }
 
+/** LogRecords in a parsed OTLP/JSON request, counted before any event is built; 0 where the structure is wrong (refused later). */
+export function otlpLogRecordCount(request: unknown): number {
+  const lengths = (object: unknown, jsonName: string, protoName: string): unknown[] => {
+    if (!isObject(object)) return [];
+    const list = field(object, jsonName, protoName);
+    return Array.isArray(list) ? list : [];
+  };
+  let count = 0;
+  for (const resourceLogs of lengths(request, 'resourceLogs', 'resource_logs')) {
+    for (const scopeLogs of lengths(resourceLogs, 'scopeLogs', 'scope_logs')) count += lengths(scopeLogs, 'logRecords', 'log_records').length;
+  }
+  return count;
+}
+
 function eventsOfRequest(request: unknown): RawEventResult[] {
   const body = expectObject(request, 'the request body');
   const events: RawEventResult[] = [];

@@ -3,6 +3,7 @@ import { canIngest, type Principal } from '../../catalog/access.ts';
 import type { Source } from '../../catalog/types.ts';
 import { AppError } from '../../errors.ts';
 import { adapterFor, decodeBody, INGEST_ROUTES, verifyGithubSignature, type DecodedBody, type IngestRoute } from '../../ingest/index.ts';
+import { assertEventCount } from '../../ingest/request-limits.ts';
 import { normalizeEvent } from '../../pipeline/normalize.ts';
 import { queueFull } from '../../pipeline/writer.ts';
 import type { LogRow } from '../../warehouse/types.ts';
@@ -56,13 +57,14 @@ export default async function ingestRoutes(app: FastifyInstance, { services }: {
     // Vercel may verify a new drain with an empty POST: nothing to store, nothing wrong.
     if (raw.length === 0 && (route === 'vercel' || route === 'zeit')) return { message: 'Logged!', accepted: 0, rejected: 0 };
     const headers = { contentType: request.headers['content-type'], contentEncoding: first(request.headers['content-encoding']) };
-    const decoded = await decodeBody(raw, headers, services.limits.maxBodyBytes);
+    const decoded = await decodeBody(raw, headers, services.limits.maxBodyBytes, services.limits.request);
     return store(route, request, principal, raw, decoded);
   };
 
   function store(route: IngestRoute, request: FastifyRequest, principal: Principal, raw: Buffer, body: DecodedBody) {
     const query = request.query as Query;
     const { events, routing } = adapterFor(route)!({ body, query, headers: request.headers });
+    assertEventCount(events.length, services.limits.request);
     const source = resolveSource(services, principal, query, routing, first(request.headers['x-source']));
     if (!canIngest(principal, source)) throw forbidden(`ingest into source ${source.token}`);
     sourceNames.set(request, source.name);

@@ -20,10 +20,12 @@ import {
   JSON_CONTENT_TYPE,
   otlpEncodingOf,
   otlpLogEvents,
+  otlpLogRecordCount,
   PROTOBUF_CONTENT_TYPE,
   replyEncodingOf,
   type OtlpEncoding,
 } from '../../ingest/otlp.ts';
+import { assertEventCount, checkOtlpProtobuf } from '../../ingest/request-limits.ts';
 import { normalizeEvent } from '../../pipeline/normalize.ts';
 import type { LogRow } from '../../warehouse/types.ts';
 import { authenticate, forbidden } from '../auth.ts';
@@ -70,13 +72,16 @@ export default async function otlpRoutes(app: FastifyInstance, { services }: { s
 
     const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const contentEncoding = request.headers['content-encoding'];
-    const limit = services.limits.maxBodyBytes;
+    const { maxBodyBytes: limit, request: limits } = services.limits;
     let decoded: unknown;
     if (encoding === 'protobuf') {
-      decoded = decodeProtobufRequest(await decompress(raw, contentEncoding, limit));
+      const bytes = await decompress(raw, contentEncoding, limit);
+      checkOtlpProtobuf(bytes, limits);
+      decoded = decodeProtobufRequest(bytes);
     } else {
-      const body = await decodeBody(raw, { contentType: JSON_CONTENT_TYPE, contentEncoding }, limit);
+      const body = await decodeBody(raw, { contentType: JSON_CONTENT_TYPE, contentEncoding }, limit, limits);
       decoded = body.kind === 'json' ? body.value : undefined;
+      assertEventCount(otlpLogRecordCount(decoded), limits);
     }
 
     return store(source.token, decoded, reply, encoding);
