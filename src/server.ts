@@ -84,7 +84,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   });
   const metrics = new SawmillMetrics({ writer, endpoints, storage, dataDir: config.dataDir, maxQueuedEvents: config.maxQueuedEvents });
   const keys = new KeyRing(catalog, { privateKey: await privateKeyFor(config, (message) => console.log(message)), ingestKey: config.ingestKey });
-  const services: Services = { catalog, keys, warehouse, writer, endpoints, dialect, metrics, limits: { maxBodyBytes: config.maxBodyBytes, request: requestLimits(config.maxBodyBytes, config.maxEventsPerRequest) }, sourceDefaults: { retentionDays: config.defaultRetentionDays }, isReady: () => ready };
+  const services: Services = { catalog, keys, warehouse, writer, endpoints, dialect, dataDir: config.dataDir, metrics, limits: { maxBodyBytes: config.maxBodyBytes, request: requestLimits(config.maxBodyBytes, config.maxEventsPerRequest) }, sourceDefaults: { retentionDays: config.defaultRetentionDays }, isReady: () => ready };
   const app: FastifyInstance = await buildApp(services, {
     logLevel: config.logLevel,
     headersTimeoutMs: config.headersTimeoutMs,

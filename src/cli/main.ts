@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ApiClient, CliError, connection } from './client.ts';
 import { ingestCommand } from './ingest.ts';
+import { backupCommand, restoreCommand } from './operations.ts';
 import { keysCommand, queryCommand, sourcesCommand, tailCommand } from './commands.ts';
 
 export const USAGE = `Usage: sawmill <command> [options]
@@ -19,6 +20,10 @@ Commands
   query <endpoint> [--param k=v ...] [--json]     run an endpoint (name or token), print rows
   tail <source> [--filter LQL] [--json]           stream new events as they are committed
   ingest <source> [--batch N]                     send NDJSON from stdin, one event per line
+  backup <dir>                                    the running service copies its data dir to <dir>
+                                                  (a new or empty directory on the server's machine)
+  restore <dir> [--data-dir DIR]                  copy a backup into a new data dir (default
+                                                  SAWMILL_DATA_DIR or ./data); then start the service
 
 Options
   --url URL      service address (env SAWMILL_URL, default http://127.0.0.1:4000)
@@ -57,6 +62,8 @@ function parse(args: string[], options: Options) {
 }
 
 const COMMAND_OPTIONS: Record<string, Options> = {
+  backup: {},
+  restore: { 'data-dir': { type: 'string' } },
   serve: { port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' } },
   sources: { description: { type: 'string' }, retention: { type: 'string' }, yes: { type: 'boolean', short: 'y', default: false } },
   keys: { scope: { type: 'string', multiple: true }, description: { type: 'string' } },
@@ -87,6 +94,8 @@ export async function run(argv: string[]): Promise<void> {
     return;
   }
   if (command === 'serve') return serve(values);
+  // Restoring writes a data dir no service runs on yet: nothing to connect to.
+  if (command === 'restore') return restoreCommand(positionals, values, (text) => void process.stdout.write(`${text}\n`));
 
   const context: CommandContext = {
     client: new ApiClient(connection({ url: values.url as string | undefined, key: values.key as string | undefined })),
@@ -105,6 +114,8 @@ export async function run(argv: string[]): Promise<void> {
       return queryCommand(context);
     case 'tail':
       return tailCommand(context);
+    case 'backup':
+      return backupCommand(context);
     case 'ingest':
       return ingestCommand(context);
   }

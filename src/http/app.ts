@@ -3,6 +3,7 @@ import { redactUrl } from './auth.ts';
 import { registerErrorHandling } from './errors.ts';
 import { releaseYoungGenerationWhenIdle } from './idle-memory.ts';
 import accessTokenRoutes from './routes/access-tokens.ts';
+import backupRoutes from './routes/backup.ts';
 import consoleRoutes from './routes/console.ts';
 import endpointRoutes from './routes/endpoints.ts';
 import explorerRoutes from './routes/explorer.ts';
@@ -70,6 +71,7 @@ export async function buildApp(services: Services, options: HttpOptions): Promis
   await app.register(metricsRoutes, { services });
   await app.register(sourceRoutes, { services });
   await app.register(accessTokenRoutes, { services });
+  await app.register(backupRoutes, { services });
   await app.register(endpointRoutes, { services });
   await app.register(ingestRoutes, { services });
   await app.register(otlpRoutes, { services });

@@ -16,6 +16,8 @@ export interface Services {
   endpoints: EndpointService;
   /** The warehouse's SQL printer, for queries other than endpoints (the log explorer). */
   dialect: SqlDialect;
+  /** Where this instance keeps its files (backups copy from it). */
+  dataDir: string;
   /** Self-monitoring figures (/metrics). */
   metrics: SawmillMetrics;
   limits: { maxBodyBytes: number; request: RequestLimits };

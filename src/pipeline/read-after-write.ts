@@ -11,6 +11,7 @@ export class ReadAfterWrite implements Warehouse {
   readonly promote?: (sourceId: string, reads: NestedReads) => Promise<void>;
   readonly translationEpoch?: () => number;
   readonly stage?: (sourceId: string, rows: readonly LogRow[]) => StagedRows | undefined;
+  readonly backup?: (dir: string) => Promise<string[]>;
 
   constructor(
     private readonly warehouse: Warehouse,
@@ -22,6 +23,7 @@ export class ReadAfterWrite implements Warehouse {
     if (warehouse.promote) this.promote = warehouse.promote.bind(warehouse);
     if (warehouse.translationEpoch) this.translationEpoch = warehouse.translationEpoch.bind(warehouse);
     if (warehouse.stage) this.stage = warehouse.stage.bind(warehouse);
+    if (warehouse.backup) this.backup = warehouse.backup.bind(warehouse);
   }
 
   async query(sql: string, params: Record<string, string | null>, options: QueryOptions): Promise<ResultRow[]> {

@@ -123,6 +123,11 @@ export interface Warehouse {
    * promoted columns became usable), so that cached translations are made again.
    */
   translationEpoch?(): number;
+  /**
+   * Engines stored in the data dir (DuckDB) copy their files into `dir` consistently: no commit
+   * runs during the copy. Returns the names of the files written.
+   */
+  backup?(dir: string): Promise<string[]>;
   /** Run SQL already generated for this engine, with named string parameters. */
   query(sql: string, params: Record<string, string | null>, options: QueryOptions): Promise<ResultRow[]>;
   /** The rows `query` returns, as the text of a JSON array: for replies that only pass them on. */

@@ -1,4 +1,5 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { copyFile, mkdir, rm } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { AppError } from '../../errors.ts';
 import { sameType } from '../schema.ts';
@@ -121,6 +122,27 @@ export class DuckDbWarehouse implements Warehouse {
           await this.writer.run(`DELETE FROM ${quoteIdent(segment.name)} WHERE "timestamp" < now() - to_days(CAST(${Math.floor(days)} AS BIGINT))`);
         }
       }
+    });
+  }
+
+  /**
+   * The database file (and its write-ahead log, if a reader's open transaction kept the checkpoint
+   * from emptying it) copied into `dir` while the writer waits: no commit can change the file
+   * mid-copy, and readers never write to it. Ingestion goes on into the journal meanwhile.
+   */
+  backup(dir: string): Promise<string[]> {
+    return this.exclusive(async () => {
+      await this.writer.run('CHECKPOINT');
+      const copied: string[] = [];
+      for (const file of [this.options.path, `${this.options.path}.wal`]) {
+        try {
+          await copyFile(file, join(dir, basename(file)));
+          copied.push(basename(file));
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || file === this.options.path) throw error;
+        }
+      }
+      return copied;
     });
   }
 
