@@ -101,6 +101,7 @@ export const BIGQUERY_FUNCTIONS = {
   ends_with: scalar(2),
   strpos: scalar(2),
   split: scalar(1, 2),
+  split_substr: scalar(3, 4),
   reverse: scalar(1),
   repeat: scalar(2),
   lpad: scalar(2, 3),

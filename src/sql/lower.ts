@@ -177,13 +177,17 @@ class Lowering {
   private withClause(ast: AstQuery, scope: Scope): ir.Cte[] {
     if (!ast.with) return [];
     if (ast.with.recursive) throw invalidSql('WITH RECURSIVE is not supported');
+    const defined = new Set<string>();
     return ast.with.cte_tables.map((cte: AstCte) => {
       if (cte.alias.columns.length > 0) throw invalidSql('column lists on CTEs are not supported', positionOf(cte.alias));
       const name = cte.alias.name.value;
       const key = name.toLowerCase();
       // A CTE sees the ones defined before it, not itself (BigQuery WITH is not recursive).
       const query = this.query(cte.query, { ctes: new Set(scope.ctes), rangeVariables: new Set() });
-      if (scope.ctes.has(key)) throw invalidSql(`CTE ${name} is defined twice`, positionOf(cte.alias));
+      // A nested WITH may reuse an outer name (shadowing it); one WITH may not define a name twice,
+      // and a sandboxed query may not redefine the endpoint's CTEs, which it is printed after.
+      if (defined.has(key) || this.options.outerCtes?.has(key)) throw invalidSql(`CTE ${name} is defined twice`, positionOf(cte.alias));
+      defined.add(key);
       scope.ctes.add(key);
       return { name, query };
     });
@@ -297,7 +301,10 @@ class Lowering {
     if (!('Expressions' in ast.group_by)) throw invalidSql('this form of GROUP BY is not supported');
     const [expressions, modifiers] = ast.group_by.Expressions;
     if (modifiers.length > 0) throw invalidSql('GROUP BY modifiers (ROLLUP, CUBE…) are not supported');
-    return expressions.map((expr) => this.aliasOrExpr(expr, scope, items));
+    // GROUP BY (): one group of all rows, even when nothing aggregates.
+    const grouping = expressions.filter((expr) => !('Tuple' in expr && expr.Tuple.length === 0));
+    if (grouping.length === 0 && expressions.length > 0) return groupByAll(items.some((item) => item.kind === 'expr' && aggregatesOrWindows(item.expr)) ? [] : items);
+    return grouping.map((expr) => this.aliasOrExpr(expr, scope, items));
   }
 
   /**

@@ -4,7 +4,7 @@ import { setFlagsFromString } from 'node:v8';
 import { BigQueryDialect, Parser, ParserError, init } from '@guanmingchiu/sqlparser-ts';
 import { AppError } from '../errors.ts';
 import type { AstQuery, AstStatement, Position } from './ast.ts';
-import { rewriteTypedArrays } from './typed-arrays.ts';
+import { rewriteBeforeParse } from './preparse.ts';
 
 // The WebAssembly module must be loaded before the first parse; doing it at import keeps
 // `translate` synchronous for callers.
@@ -47,7 +47,7 @@ export function parseQuery(sql: string): AstQuery {
 
 function parseStatements(sql: string): AstStatement[] {
   try {
-    return parser().parse(rewriteTypedArrays(sql)) as AstStatement[];
+    return parser().parse(rewriteBeforeParse(sql)) as AstStatement[];
   } catch (error) {
     if (!(error instanceof ParserError)) throw error;
     throw parserErrorToInvalidSql(error);

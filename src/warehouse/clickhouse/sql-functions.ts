@@ -203,6 +203,7 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   ends_with: same('endsWith'),
   strpos: int64(same('positionUTF8')),
   split: (call) => `splitByString(${optionalArg(call, 1) ?? "','"}, ${arg(call, 0)})`,
+  split_substr: unsupported('SPLIT_SUBSTR'),
   reverse: same('reverseUTF8'),
   repeat: (call) => `repeat(${arg(call, 0)}, toUInt64(${arg(call, 1)}))`,
   lpad: padding('leftPadUTF8'),

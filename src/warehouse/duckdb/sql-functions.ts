@@ -147,6 +147,20 @@ const nullTreatment =
   (call) =>
     `${name}(${call.args.join(', ')}${call.ignoreNulls ? ' IGNORE NULLS' : ''})${call.over}`;
 
+/**
+ * SPLIT_SUBSTR(value, delimiter, start[, count]): `count` parts (all by default) from the
+ * 1-based part `start` (0 reads as 1, a negative one counts from the end, clamped to the first),
+ * joined again by the delimiter.
+ */
+function splitSubstr(call: CallParts): string {
+  const [value, delimiter, start] = [arg(call, 0), arg(call, 1), `CAST(${arg(call, 2)} AS BIGINT)`];
+  const parts = `string_split(${value}, ${delimiter})`;
+  const first = `(CASE WHEN ${start} > 0 THEN ${start} WHEN ${start} = 0 THEN 1 ELSE greatest(len(${parts}) + ${start} + 1, 1) END)`;
+  const count = call.args[3] === undefined ? `len(${parts})` : `CAST(${call.args[3]} AS BIGINT)`;
+  const nulls = [value, delimiter, start, count].map((part) => `${part} IS NULL`).join(' OR ');
+  return `(CASE WHEN ${nulls} THEN NULL WHEN ${count} < 0 THEN error('SPLIT_SUBSTR count cannot be negative') ELSE array_to_string(${parts}[${first} : ${first} + ${count} - 1], ${delimiter}) END)`;
+}
+
 /** BigQuery raises an error for a negative length where DuckDB counts from the end. */
 function nonNegative(call: CallParts, index: number, what: string, value: string): string {
   const length = optionalArg(call, index);
@@ -236,6 +250,7 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
     const separator = optionalArg(call, 1) ?? "','";
     return `(CASE WHEN ${separator} IS NOT NULL THEN string_split(${arg(call, 0)}, ${separator}) END)`;
   },
+  split_substr: splitSubstr,
   reverse: same('reverse'),
   repeat,
   lpad: padding('lpad'),

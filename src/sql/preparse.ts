@@ -1,14 +1,22 @@
 /**
- * BigQuery's typed array literal `ARRAY<T>[e1, e2]` is not in the parser's grammar (it reads
- * `ARRAY < T > [e1, e2]` as comparisons, or fails on `>>`). Before parsing, each one is rewritten
- * to the cast the grammar has, `CAST([e1, e2] AS ARRAY<T>)`, which the lowering turns back into
- * a literal of that type (lower.ts typedValue). Strings, quoted names and comments are skipped.
- * Positions in error messages after a rewritten literal shift by the few characters added.
+ * Rewrites of BigQuery syntax the parser's grammar lacks, done on the text before parsing.
+ * Strings, quoted names and comments are skipped. Positions in error messages after a rewritten
+ * spot shift by the few characters it added or removed.
+ *
+ * - The typed array literal `ARRAY<T>[e1, e2]` (the grammar reads `ARRAY < T > [e1, e2]` as
+ *   comparisons, or fails on `>>`) becomes the cast the grammar has, `CAST([e1, e2] AS
+ *   ARRAY<T>)`, which the lowering turns back into a literal of that type (lower.ts typedValue).
+ * - The escapes `\xhh`, `\uhhhh`, `\Uhhhhhhhh` and `\ooo` in string literals (the grammar drops
+ *   the backslash and keeps the digits) become the characters they stand for.
  */
+
+export function rewriteBeforeParse(sql: string): string {
+  return decodeCodeEscapes(rewriteTypedArrays(sql));
+}
 
 const WORD = /[A-Za-z0-9_]/;
 
-export function rewriteTypedArrays(sql: string): string {
+function rewriteTypedArrays(sql: string): string {
   if (!/ARRAY\s*</i.test(sql)) return sql;
   let out = '';
   let index = 0;
@@ -96,4 +104,39 @@ function skipOpaque(sql: string, index: number): number {
 function lineEnd(sql: string, index: number): number {
   const end = sql.indexOf('\n', index);
   return end < 0 ? sql.length : end;
+}
+
+/** A character escape by code: `\x41`, `\u20AC`, `\U0001F600`, `\101`. */
+const CODE_ESCAPE = /\\(?:x([0-9A-Fa-f]{2})|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|([0-7]{3}))/g;
+
+function decodeCodeEscapes(sql: string): string {
+  if (!/\\[xuU0-7]/.test(sql)) return sql;
+  let out = '';
+  let index = 0;
+  while (index < sql.length) {
+    const end = skipOpaque(sql, index);
+    if (end === index) {
+      out += sql[index];
+      index++;
+      continue;
+    }
+    const text = sql.slice(index, end);
+    const raw = index > 0 && /[rR]/.test(sql[index - 1]!) && !(index > 1 && /[A-Za-z0-9_]/.test(sql[index - 2]!));
+    out += (sql[index] === "'" || sql[index] === '"') && !raw ? decodeLiteral(text) : text;
+    index = end;
+  }
+  return out;
+}
+
+/** One string literal, quotes included: a quote or backslash by code becomes its plain escape, a control character stays as written. */
+function decodeLiteral(literal: string): string {
+  return literal.replace(/\\\\|\\(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|[0-7]{3})/g, (escape) => {
+    if (escape === '\\\\') return escape;
+    CODE_ESCAPE.lastIndex = 0;
+    const [, hex2, hex4, hex8, octal] = CODE_ESCAPE.exec(escape)!;
+    const code = octal !== undefined ? parseInt(octal, 8) : parseInt((hex2 ?? hex4 ?? hex8)!, 16);
+    if (code === 0x27 || code === 0x22 || code === 0x5c) return `\\${String.fromCharCode(code)}`;
+    if (code < 0x20 || code > 0x10ffff) return escape;
+    return String.fromCodePoint(code);
+  });
 }
