@@ -10,6 +10,12 @@
  *   m.duration_ms:100..250    inclusive range
  *   m.user_id:NULL            the field is absent
  *   -m.level:debug  -timeout  a leading `-` negates a clause
+ *   level:error OR level:warn     either holds (AND binds tighter; AND is optional)
+ *   (a OR b) -(c OR d)        parentheses group; `-(` or NOT negates a group
+ *
+ * A path without `m.` names a top-level field or, failing that, the same field inside
+ * metadata (both, when both exist); `level` also finds OpenTelemetry's `severity_text`, and
+ * compares without regard to case (ERROR, error).
  *
  * This module only parses and evaluates in JS (live tail); `./sql.ts` turns the same clauses
  * into a BigQuery-dialect query for the translator.
@@ -26,8 +32,24 @@ export type Clause =
   | { kind: 'range'; path: string[]; low: string; high: string; negated: boolean }
   | { kind: 'null'; path: string[]; negated: boolean };
 
+/** How clauses combine; `and` / `or` have at least two items. */
+export type LqlExpr = { kind: 'clause'; clause: Clause } | { kind: 'and' | 'or'; items: LqlExpr[] } | { kind: 'not'; item: LqlExpr };
+
 export interface LqlQuery {
+  /** Every clause, in the order written. */
   clauses: Clause[];
+  /** How they combine; null for an empty query. */
+  expr: LqlExpr | null;
+}
+
+/** Paths a bare field (no `m.`) may mean, in order: top level, then inside metadata. */
+const LEVEL_NAMES = ['level', 'severity_text'];
+export const isLevelPath = (path: string[]) => path.length === 1 && LEVEL_NAMES.includes(path[0]!.toLowerCase());
+
+export function candidatePaths(path: string[]): string[][] {
+  if (path[0] === 'metadata') return [path];
+  const names = isLevelPath(path) ? [[path[0]!], ...LEVEL_NAMES.filter((name) => name !== path[0]!.toLowerCase()).map((name) => [name])] : [path];
+  return names.flatMap((names) => [names, ['metadata', ...names]]);
 }
 
 export const MAX_QUERY_LENGTH = 4_000;
@@ -142,11 +164,108 @@ function parseClause(raw: string): Clause {
 
 export const isNumeric = (text: string) => /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text);
 
+type Piece = { kind: 'open'; negated: boolean } | { kind: 'close' } | { kind: 'or' } | { kind: 'and' } | { kind: 'not' } | { kind: 'clause'; raw: string };
+
+/**
+ * Words become pieces: `(` and `-(` open groups at the start of a word, `)` at its end closes
+ * open groups (a `)` with no group open is part of the text), OR / AND / NOT in capitals combine.
+ */
+function pieces(words: string[]): Piece[] {
+  const out: Piece[] = [];
+  let depth = 0;
+  for (let word of words) {
+    if (word === 'OR' || word === 'AND' || word === 'NOT') {
+      out.push({ kind: word.toLowerCase() as 'or' | 'and' | 'not' });
+      continue;
+    }
+    if (word === 'or' || word === 'and') throw lqlError(`write ${word.toUpperCase()} in capitals to combine clauses, or "${word}" in quotes to search for the word`);
+    for (;;) {
+      const negated = word.startsWith('-(');
+      if (!negated && !word.startsWith('(')) break;
+      out.push({ kind: 'open', negated });
+      depth++;
+      word = word.slice(negated ? 2 : 1);
+    }
+    let closing = 0;
+    while (depth - closing > 0 && word.endsWith(')') && !word.endsWith('")"')) {
+      word = word.slice(0, -1);
+      closing++;
+    }
+    if (word !== '') out.push({ kind: 'clause', raw: word });
+    for (let i = 0; i < closing; i++) out.push({ kind: 'close' });
+    depth -= closing;
+  }
+  return out;
+}
+
+/** or := and (OR and)*;  and := unary (AND? unary)*;  unary := NOT unary | ( or ) | clause */
+class ExprParser {
+  private at = 0;
+  readonly clauses: Clause[] = [];
+
+  constructor(private readonly pieces: Piece[]) {}
+
+  parse(): LqlExpr | null {
+    if (this.pieces.length === 0) return null;
+    const expr = this.or();
+    const next = this.pieces[this.at];
+    if (next) throw lqlError(next.kind === 'close' ? 'a ) closes no group' : `unexpected ${next.kind.toUpperCase()}`);
+    return expr;
+  }
+
+  private or(): LqlExpr {
+    const items = [this.and()];
+    while (this.pieces[this.at]?.kind === 'or') {
+      this.at++;
+      items.push(this.and());
+    }
+    return items.length === 1 ? items[0]! : { kind: 'or', items };
+  }
+
+  private and(): LqlExpr {
+    const items = [this.unary()];
+    for (;;) {
+      const next = this.pieces[this.at];
+      if (next?.kind === 'and') {
+        this.at++;
+        items.push(this.unary());
+      } else if (next && next.kind !== 'or' && next.kind !== 'close') {
+        items.push(this.unary());
+      } else break;
+    }
+    return items.length === 1 ? items[0]! : { kind: 'and', items };
+  }
+
+  private unary(): LqlExpr {
+    const piece = this.pieces[this.at++];
+    if (!piece) throw lqlError('the query ends where a clause should follow (after OR, AND or NOT)');
+    switch (piece.kind) {
+      case 'not':
+        return { kind: 'not', item: this.unary() };
+      case 'open': {
+        if (this.pieces[this.at]?.kind === 'close') throw lqlError('empty parentheses');
+        const inner = this.or();
+        if (this.pieces[this.at]?.kind !== 'close') throw lqlError('a ( is not closed');
+        this.at++;
+        return piece.negated ? { kind: 'not', item: inner } : inner;
+      }
+      case 'clause': {
+        const clause = parseClause(piece.raw);
+        this.clauses.push(clause);
+        return { kind: 'clause', clause };
+      }
+      default:
+        throw lqlError(piece.kind === 'close' ? 'a ) closes no group' : `${piece.kind.toUpperCase()} needs a clause on each side`);
+    }
+  }
+}
+
 export function parseLql(input: string): LqlQuery {
   if (input.length > MAX_QUERY_LENGTH) throw lqlError(`query is longer than ${MAX_QUERY_LENGTH} characters`);
-  const clauses = tokenize(input).map(parseClause);
-  if (clauses.length > MAX_CLAUSES) throw lqlError(`at most ${MAX_CLAUSES} clauses`);
-  return { clauses };
+  const parser = new ExprParser(pieces(tokenize(input)));
+  const expr = parser.parse();
+  if (parser.clauses.length > MAX_CLAUSES) throw lqlError(`at most ${MAX_CLAUSES} clauses`);
+  return { clauses: parser.clauses, expr };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -234,38 +353,70 @@ function compareValues(stored: unknown, op: Comparison, wanted: string, isTimest
   }
 }
 
+/** What a clause's path reaches, over every path it may mean (`level` is also `m.level`, …). */
+function reachAny(event: TailEvent, path: string[]): { parents: number; values: unknown[] } {
+  const reached = candidatePaths(path).map((candidate) => reach(event, candidate));
+  return { parents: reached.reduce((sum, one) => sum + one.parents, 0), values: reached.flatMap((one) => one.values) };
+}
+
+type Matcher = (event: TailEvent) => boolean;
+
 /** Compile once, test many events: regular expressions are built a single time. */
-export function compileMatcher(query: LqlQuery): (event: TailEvent) => boolean {
-  const tests = query.clauses.map((clause): ((event: TailEvent) => boolean) => {
-    if (clause.kind === 'text') {
-      const needle = clause.text.toLowerCase();
-      return (event) => event.event_message.toLowerCase().includes(needle) !== clause.negated;
-    }
-    const isTimestamp = clause.path.length === 1 && clause.path[0]!.toLowerCase() === 'timestamp';
-    let matches: (value: unknown) => boolean;
-    switch (clause.kind) {
-      case 'null':
-        return (event) => {
-          const { parents, values } = reach(event, clause.path);
-          return parents > 0 && (values.length === 0) !== clause.negated;
-        };
-      case 'regex': {
-        const pattern = new RegExp(clause.pattern);
-        matches = (value) => pattern.test(typeof value === 'string' ? value : JSON.stringify(value));
-        break;
+export function compileMatcher(query: LqlQuery): Matcher {
+  const compile = (expr: LqlExpr): Matcher => {
+    switch (expr.kind) {
+      case 'clause':
+        return clauseMatcher(expr.clause);
+      case 'not': {
+        const inner = compile(expr.item);
+        return (event) => !inner(event);
       }
-      case 'range':
-        matches = (value) => compareValues(value, '>=', clause.low, isTimestamp) && compareValues(value, '<=', clause.high, isTimestamp);
-        break;
-      case 'compare':
-        matches = (value) => compareValues(value, clause.op, clause.value, isTimestamp);
-        break;
+      case 'and': {
+        const items = expr.items.map(compile);
+        return (event) => items.every((test) => test(event));
+      }
+      case 'or': {
+        const items = expr.items.map(compile);
+        return (event) => items.some((test) => test(event));
+      }
     }
-    return (event) => {
-      const { values } = reach(event, clause.path);
-      if (values.length === 0) return false;
-      return clause.negated ? !values.some(matches) : values.some(matches);
-    };
-  });
-  return (event) => tests.every((test) => test(event));
+  };
+  return query.expr ? compile(query.expr) : () => true;
+}
+
+function clauseMatcher(clause: Clause): Matcher {
+  if (clause.kind === 'text') {
+    const needle = clause.text.toLowerCase();
+    return (event) => event.event_message.toLowerCase().includes(needle) !== clause.negated;
+  }
+  const isTimestamp = clause.path.length === 1 && clause.path[0]!.toLowerCase() === 'timestamp';
+  // Levels are written ERROR by OpenTelemetry and error by most loggers: the same to a reader.
+  const anyCase = isLevelPath(clause.path);
+  let matches: (value: unknown) => boolean;
+  switch (clause.kind) {
+    case 'null':
+      return (event) => {
+        const { parents, values } = reachAny(event, clause.path);
+        return parents > 0 && (values.length === 0) !== clause.negated;
+      };
+    case 'regex': {
+      const pattern = new RegExp(clause.pattern);
+      matches = (value) => pattern.test(typeof value === 'string' ? value : JSON.stringify(value));
+      break;
+    }
+    case 'range':
+      matches = (value) => compareValues(value, '>=', clause.low, isTimestamp) && compareValues(value, '<=', clause.high, isTimestamp);
+      break;
+    case 'compare':
+      matches = anyCase
+        ? (value) => compareValues(typeof value === 'string' ? value.toLowerCase() : value, clause.op, clause.value.toLowerCase(), false)
+        : (value) => compareValues(value, clause.op, clause.value, isTimestamp);
+      break;
+  }
+  return (event) => {
+    const { parents, values } = reachAny(event, clause.path);
+    // As in the explorer's SQL: a negated clause holds for an event without the field, not for one without its records.
+    if (values.length === 0) return clause.negated && parents > 0;
+    return clause.negated ? !values.some(matches) : values.some(matches);
+  };
 }

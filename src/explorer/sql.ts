@@ -6,7 +6,7 @@
 
 import { fieldName } from '../warehouse/schema.ts';
 import type { FieldType, RecordFields } from '../warehouse/types.ts';
-import { isNumeric, lqlError, type Clause, type LqlQuery } from './lql.ts';
+import { candidatePaths, isLevelPath, isNumeric, lqlError, type Clause, type LqlExpr, type LqlQuery } from './lql.ts';
 
 /** The table name the generated SQL reads; the caller resolves it to the source's relation. */
 export const SOURCE_TABLE = 'explored_source';
@@ -34,11 +34,21 @@ export interface CompiledFilter {
 
 const quote = (name: string) => `\`${name}\``;
 
+/** A field path checked against the schema: the records it goes through and its leaf. */
+interface Resolved {
+  /** Stored names of the records on the way, outermost first. */
+  records: string[];
+  leaf: string;
+  type: FieldType;
+  display: string;
+}
+
 class Builder {
   readonly joins: string[] = [];
   readonly conditions: string[] = [];
   readonly params: Record<string, string> = {};
   private readonly aliases = new Map<string, string>();
+  private existsAliases = 0;
 
   constructor(private readonly schema: RecordFields) {}
 
@@ -48,13 +58,9 @@ class Builder {
     return `@${name}`;
   }
 
-  /**
-   * Resolve a path to a column expression and its type, adding one UNNEST per record on the
-   * way. The same record prefix shares one alias, so clauses on one element agree.
-   */
-  column(path: string[]): { sql: string; type: FieldType; display: string } {
+  /** Check a path against the schema (names match in any case); throws the reason it does not resolve. */
+  resolve(path: string[]): Resolved {
     let fields = new Map([...FIXED, ...this.schema]) as RecordFields;
-    let owner = 't';
     const resolved: string[] = [];
     for (const [index, segment] of path.entries()) {
       const name = fieldName(fields, segment);
@@ -65,15 +71,26 @@ class Builder {
         const known = [...fields.keys()].slice(0, 20).join(', ');
         throw lqlError(`unknown field ${display}${known ? `; fields here: ${known}` : ''}`);
       }
-      const last = index === path.length - 1;
-      if (last) {
+      if (index === path.length - 1) {
         if (type.kind === 'record') {
           throw lqlError(`${display} is a record; name one of its fields, e.g. ${display}.${[...type.fields.keys()][0] ?? 'field'}`);
         }
-        return { sql: `${owner}.${quote(name)}`, type, display };
+        return { records: resolved.slice(0, -1), leaf: name, type, display };
       }
       if (type.kind !== 'record') throw lqlError(`${display} is not a record, so it has no field ${path[index + 1]}`);
-      const key = resolved.join('.').toLowerCase();
+      fields = type.fields;
+    }
+    throw lqlError('empty field path');
+  }
+
+  /**
+   * The column in the main query, adding one UNNEST join per record on the way. The same record
+   * prefix shares one alias, so clauses on one element agree.
+   */
+  joinedColumn(field: Resolved): string {
+    let owner = 't';
+    for (const [index, name] of field.records.entries()) {
+      const key = field.records.slice(0, index + 1).join('.').toLowerCase();
       let alias = this.aliases.get(key);
       if (!alias) {
         alias = `u${this.aliases.size}`;
@@ -81,9 +98,21 @@ class Builder {
         this.joins.push(`cross join unnest(${owner}.${quote(name)}) as ${alias}`);
       }
       owner = alias;
-      fields = type.fields;
     }
-    throw lqlError('empty field path');
+    return `${owner}.${quote(field.leaf)}`;
+  }
+
+  /** A condition on a field inside records that some element meets, without joining rows in. */
+  existsCondition(field: Resolved, condition: (column: string) => string): string {
+    if (field.records.length === 0) return condition(`t.${quote(field.leaf)}`);
+    let owner = 't';
+    const unnests = field.records.map((name) => {
+      const alias = `e${this.existsAliases++}`;
+      const unnest = `unnest(${owner}.${quote(name)}) as ${alias}`;
+      owner = alias;
+      return unnest;
+    });
+    return `exists(select 1 from ${unnests.join(' cross join ')} where ${condition(`${owner}.${quote(field.leaf)}`)})`;
   }
 
   /** A typed parameter for a value compared with a column of `type`. */
@@ -109,14 +138,67 @@ class Builder {
     }
   }
 
-  add(clause: Clause): void {
-    const condition = this.condition(clause);
-    this.conditions.push(clause.negated ? `not (${condition})` : condition);
+  /**
+   * Conditions ANDed at the top of the query join records in (the plain, fast form); inside OR
+   * and NOT, and for a field found in more than one place, each condition stands alone (EXISTS),
+   * so one branch's missing record does not drop the row for another branch.
+   */
+  add(expr: LqlExpr): void {
+    for (const item of expr.kind === 'and' ? expr.items : [expr]) this.conditions.push(this.expression(item, true));
   }
 
-  private condition(clause: Clause): string {
+  private expression(expr: LqlExpr, joined: boolean): string {
+    switch (expr.kind) {
+      case 'clause': {
+        const condition = this.clause(expr.clause, joined);
+        return expr.clause.negated ? negation(condition) : condition;
+      }
+      case 'not':
+        return negation(this.expression(expr.item, false));
+      case 'and':
+      case 'or':
+        return expr.items.map((item) => `(${this.expression(item, false)})`).join(` ${expr.kind} `);
+    }
+  }
+
+  private clause(clause: Clause, joined: boolean): string {
     if (clause.kind === 'text') return `strpos(lower(t.event_message), lower(${this.param(clause.text)})) > 0`;
-    const { sql, type, display } = this.column(clause.path);
+    const fields = this.candidates(clause.path);
+    if (fields.length === 1 && joined) return this.fieldCondition(clause, fields[0]!, this.joinedColumn(fields[0]!));
+    // A place where the value cannot apply (a number field for text) is left out, unless none is left.
+    const conditions: string[] = [];
+    let firstError: unknown;
+    for (const field of fields) {
+      try {
+        conditions.push(this.existsCondition(field, (column) => this.fieldCondition(clause, field, column)));
+      } catch (error) {
+        firstError ??= error;
+      }
+    }
+    if (conditions.length === 0) throw firstError;
+    return conditions.length === 1 ? conditions[0]! : conditions.map((condition) => `(${condition})`).join(' or ');
+  }
+
+  /** Every place in the schema a clause's path may mean; the first one's reason when there is none. */
+  private candidates(path: string[]): Resolved[] {
+    const found: Resolved[] = [];
+    const errors: Error[] = [];
+    for (const candidate of candidatePaths(path)) {
+      try {
+        found.push(this.resolve(candidate));
+      } catch (error) {
+        errors.push(error as Error);
+      }
+    }
+    if (found.length > 0) return found;
+    const [first, ...others] = errors;
+    if (others.length === 0 || !/^unknown field/.test(first!.message)) throw first;
+    const looked = candidatePaths(path).slice(1).map(displayPath).join(', ');
+    throw lqlError(first!.message.replace(/^(unknown field [^;\s]+)/, `$1 (nor ${looked})`));
+  }
+
+  private fieldCondition(clause: Exclude<Clause, { kind: 'text' }>, field: Resolved, sql: string): string {
+    const { type, display } = field;
     if (clause.kind === 'null') return `${sql} is null`;
     if (clause.kind === 'regex') {
       const text = type.kind === 'string' ? sql : `cast(${sql} as string)`;
@@ -131,9 +213,14 @@ class Builder {
       if (type.kind !== 'int' && type.kind !== 'float') throw lqlError(`${display} does not hold numbers, so ${clause.low}..${clause.high} does not apply`);
       return `${sql} between ${this.typedValue(clause.low, type, display)} and ${this.typedValue(clause.high, type, display)}`;
     }
+    // Levels are written ERROR by OpenTelemetry and error by most loggers: the same to a reader.
+    if (isLevelPath(clause.path) && type.kind === 'string' && clause.op === '=') return `lower(${sql}) = lower(${this.param(clause.value)})`;
     return `${sql} ${clause.op} ${this.typedValue(clause.value, type, display)}`;
   }
 }
+
+/** An event without the field is not an event with that value: NULL counts as false, then negated. */
+const negation = (condition: string) => `not coalesce(${condition}, false)`;
 
 /** `metadata.x` shows as Logflare's `m.x` in messages. */
 const displayPath = (path: string[]) => (path[0] === 'metadata' ? ['m', ...path.slice(1)] : path).join('.');
@@ -142,7 +229,7 @@ export function compileFilter(query: LqlQuery, schema: RecordFields, window: Tim
   const builder = new Builder(schema);
   if (window.fromMicros !== undefined) builder.conditions.push(`t.timestamp >= timestamp_micros(cast(${builder.param(String(window.fromMicros))} as int64))`);
   if (window.toMicros !== undefined) builder.conditions.push(`t.timestamp < timestamp_micros(cast(${builder.param(String(window.toMicros))} as int64))`);
-  for (const clause of query.clauses) builder.add(clause);
+  if (query.expr) builder.add(query.expr);
   return { joins: builder.joins, conditions: builder.conditions, params: builder.params };
 }
 

@@ -48,6 +48,21 @@ describe('parsing', () => {
     assert.deepEqual(clauses[2], { kind: 'text', text: 'http://example.com', negated: false });
   });
 
+  test('OR binds looser than AND (written or not); parentheses group; -( and NOT negate', () => {
+    const clause = (text: string) => ({ kind: 'clause', clause: { kind: 'text', text, negated: false } });
+    assert.deepEqual(parseLql('a b OR c AND d').expr, { kind: 'or', items: [{ kind: 'and', items: [clause('a'), clause('b')] }, { kind: 'and', items: [clause('c'), clause('d')] }] });
+    assert.deepEqual(parseLql('(a OR b) -(c OR d) NOT e').expr, {
+      kind: 'and',
+      items: [
+        { kind: 'or', items: [clause('a'), clause('b')] },
+        { kind: 'not', item: { kind: 'or', items: [clause('c'), clause('d')] } },
+        { kind: 'not', item: clause('e') },
+      ],
+    });
+    // A ) with no group open, and anything quoted, stay text.
+    assert.deepEqual(parseLql('f(x) "(y OR z)"').clauses.map((item) => item.kind === 'text' && item.text), ['f(x)', '(y OR z)']);
+  });
+
   test('an empty query has no clauses', () => {
     assert.deepEqual(parseLql('   ').clauses, []);
   });
@@ -59,6 +74,11 @@ describe('parsing', () => {
       ['m:1', /name a field inside metadata/],
       ['m..x:1', /not a field path/],
       ['level:', /needs a value/],
+      ['a or b', /write OR in capitals/],
+      ['a OR', /ends where a clause should follow/],
+      ['AND a', /AND needs a clause on each side/],
+      ['(a OR b', /not closed/],
+      ['() a', /empty parentheses/],
     ] as const) {
       assert.throws(() => parseLql(input), (error: Error & { status?: number; code?: string }) => error.status === 400 && error.code === 'invalid_query' && message.test(error.message), input);
     }
@@ -78,7 +98,8 @@ describe('SQL', () => {
       'u1.`status_code` >= cast(@p1 as int64)',
       'regexp_contains(u2.`path`, @p2)',
       'u2.`method` = @p3',
-      't.`level` = @p4',
+      // Levels compare in any case (OpenTelemetry writes ERROR).
+      'lower(t.`level`) = lower(@p4)',
       'u0.`duration` between cast(@p5 as float64) and cast(@p6 as float64)',
       'u0.`cached` = cast(@p7 as bool)',
       '@p8 in unnest(u0.`tags`)',
@@ -97,6 +118,15 @@ describe('SQL', () => {
   test('field names resolve case-insensitively to the stored name', () => {
     const filter = compileFilter(parseLql('M.USERID:7'), SCHEMA);
     assert.deepEqual(filter.conditions, ['u0.`userId` = cast(@p0 as int64)']);
+  });
+
+  test('a bare field inside metadata joins it in; found in both places, either matches without dropping rows', () => {
+    const nested = compileFilter(parseLql('m.duration:1 userId:7'), SCHEMA);
+    assert.deepEqual(nested.conditions, ['u0.`duration` = cast(@p0 as float64)', 'u0.`userId` = cast(@p1 as int64)']);
+    const both: RecordFields = new Map([...SCHEMA, ['metadata', record({ level: { kind: 'string' } })]]);
+    assert.deepEqual(compileFilter(parseLql('-level:error'), both).conditions, [
+      'not coalesce((lower(t.`level`) = lower(@p0)) or (exists(select 1 from unnest(t.`metadata`) as e0 where lower(e0.`level`) = lower(@p1))), false)',
+    ]);
   });
 
   test('unknown fields, records, wrong value types and list operators are refused with the reason', () => {
@@ -165,6 +195,17 @@ describe('evaluation for live tail', () => {
     assert.equal(matches('-m.user:NULL', request('/a', 200, { user: 3 })), true);
     assert.equal(matches('m.user:NULL', event('no metadata', {})), false);
     assert.equal(matches('-m.response.status_code:200', event('no metadata', {})), false);
+  });
+
+  test('level is found inside metadata and as OpenTelemetry severity_text, in any case; OR and groups combine', () => {
+    const otel = event('payment timeout', { metadata: { severity_text: 'ERROR' } });
+    const pino = event('disk nearly full', { metadata: { level: 'warning' } });
+    assert.equal(matches('level:error', otel), true);
+    assert.equal(matches('level:error', pino), false);
+    assert.equal(matches('level:error OR level:warning', pino), true);
+    assert.equal(matches('(level:error OR level:warning) -disk', pino), false);
+    assert.equal(matches('-(level:info OR level:debug)', otel), true);
+    assert.equal(matches('-level:error', event('no level', {})), true);
   });
 
   test('timestamp compares with ISO times', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { INGEST_KEY, startTestServer, type TestServer } from '../support/server.ts';
+import { INGEST_KEY, PRIVATE_KEY, startTestServer, type TestServer } from '../support/server.ts';
 
 /** 30 requests one second apart, ending a minute ago: every 5th a 500 on /rest, the rest 200s alternating paths. */
 function requestEvents(endMillis: number) {
@@ -174,6 +174,23 @@ describe('explorer API', () => {
     assert.deepEqual(events.map((event) => event.event_message), ['tail: rest 503', 'tail: rest 500 again']);
     assert.deepEqual(events[0].metadata, [{ request: [{ path: '/rest/v1/x' }], response: [{ status_code: 503 }] }]);
     assert.equal(typeof events[0].timestamp, 'number');
+  });
+
+  test('live tail refuses a filter that cannot match, as the explorer does', async () => {
+    for (const [text, message] of [
+      ['m.nope:1', /unknown field m\.nope/],
+      ['m.response.status_code:abc', /holds numbers/],
+      ['level:error or', /write OR in capitals/],
+    ] as const) {
+      // Read the body only once refused: an accepted tail never ends.
+      const controller = new AbortController();
+      const reply = await fetch(`${server.url}/api/sources/${token}/tail?q=${q(text)}`, { headers: { 'x-api-key': PRIVATE_KEY }, signal: controller.signal });
+      if (reply.status !== 400) controller.abort();
+      assert.equal(reply.status, 400, text);
+      const { error } = await reply.json();
+      assert.equal(error.code, 'invalid_query');
+      assert.match(error.message, message, text);
+    }
   });
 
   test('a query key may read; an ingest key may not', async () => {

@@ -137,8 +137,8 @@ export function Explorer({ token, onLoaded }: { token: string; onLoaded?: () => 
         </button>
       </form>
       <p class="muted small-text hint">
-        Words search the message; <code>level:error</code>, <code>m.response.status_code:&gt;=500</code>, <code>m.request.path:~"^/rest"</code>, <code>m.ms:100..250</code>,{' '}
-        <code>m.user_id:NULL</code>; a leading <code>-</code> negates. Drag across the chart to zoom.
+        Words search the message; <code>level:error</code> (top level or metadata), <code>m.response.status_code:&gt;=500</code>, <code>m.request.path:~"^/rest"</code>,{' '}
+        <code>m.ms:100..250</code>, <code>m.user_id:NULL</code>; <code>OR</code> and <code>( )</code> combine; a leading <code>-</code> negates. Drag across the chart to zoom.
       </p>
       <ErrorBox error={error} />
       {volume && (

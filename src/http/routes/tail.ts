@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { compileMatcher, MAX_QUERY_LENGTH, parseLql } from '../../explorer/lql.ts';
+import { compileFilter } from '../../explorer/sql.ts';
 import type { LogRow } from '../../warehouse/types.ts';
 import type { Services } from '../services.ts';
 import { readableSource, requireReader } from './explorer-access.ts';
@@ -48,7 +49,10 @@ export default async function tailRoutes(app: FastifyInstance, { services }: { s
 
   app.get<{ Params: { token: string } }>('/api/sources/:token/tail', async (request, reply) => {
     const source = readableSource(services, requireReader(services, request), request.params.token);
-    const matches = compileMatcher(parseLql(tailInput.parse(request.query).q));
+    const query = parseLql(tailInput.parse(request.query).q);
+    // Refused as the explorer refuses it (unknown field, wrong type): such a filter would wait forever.
+    compileFilter(query, services.warehouse.schema(source.token));
+    const matches = compileMatcher(query);
 
     reply.hijack();
     const response = reply.raw;
