@@ -33,8 +33,24 @@ function headers(key: string | null, json: boolean): Record<string, string> {
   return { ...(key ? { 'x-api-key': key } : {}), ...(json ? { 'content-type': 'application/json' } : {}) };
 }
 
+/** Status 0: no reply at all (the service is down or restarting). */
+export const UNREACHABLE = 0;
+
+/** A reply may come later: no answer, or a proxy's "bad gateway / unavailable" in front of a restarting service. */
+export const isTransient = (error: unknown) => error instanceof ApiError && (error.status === UNREACHABLE || error.status === 502 || error.status === 503 || error.status === 504);
+
+/** fetch, with "no reply" as an ApiError that says so instead of the browser's "Failed to fetch". */
+async function send(path: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(path, init);
+  } catch (error) {
+    if (init.signal?.aborted) throw error;
+    throw new ApiError(UNREACHABLE, 'The service is not answering (restarting?); trying again…');
+  }
+}
+
 export async function api<T>(method: string, path: string, body?: unknown, key = storedKey()): Promise<T> {
-  const response = await fetch(path, { method, headers: headers(key, body !== undefined), body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await send(path, { method, headers: headers(key, body !== undefined), body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await response.text();
   let parsed: unknown;
   try {
@@ -58,7 +74,7 @@ export const query = (params: Record<string, string | number | undefined>) => {
  * header (EventSource cannot send one) and the stream stops when `signal` aborts.
  */
 export async function followEvents(path: string, signal: AbortSignal, onEvent: (event: string, data: string) => void): Promise<void> {
-  const response = await fetch(path, { headers: { ...headers(storedKey(), false), accept: 'text/event-stream' }, signal });
+  const response = await send(path, { headers: { ...headers(storedKey(), false), accept: 'text/event-stream' }, signal });
   if (!response.ok || !response.body) {
     const text = await response.text();
     let parsed: unknown = text;

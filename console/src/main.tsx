@@ -67,8 +67,9 @@ function App() {
 
   useEffect(() => {
     if (!storedKey()) return;
+    // Only a refused key is forgotten: a service that is restarting will take it again.
     api<KeyInfo>('GET', '/api/explorer/key')
-      .then(setInfo, () => forgetKey())
+      .then(setInfo, (caught: unknown) => caught instanceof ApiError && caught.status === 401 && forgetKey())
       .finally(() => setChecking(false));
   }, []);
 

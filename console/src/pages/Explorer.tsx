@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, query, type LogEvent } from '../api.ts';
+import { api, isTransient, query, type LogEvent } from '../api.ts';
 import { VolumeChart } from '../components/charts.tsx';
 import { ErrorBox, JsonView } from '../components/common.tsx';
 import { cellText, timeText } from '../format.ts';
@@ -69,6 +69,8 @@ export function Explorer({ token, onLoaded }: { token: string; onLoaded?: () => 
   const [selected, setSelected] = useState<LogEvent | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
+  /** Bumped to ask again after the service did not answer (restarting): the page recovers by itself. */
+  const [attempt, setAttempt] = useState(0);
   const cursor = cursors.at(-1);
 
   const filters = { q: search.q, from: new Date(search.fromMillis).toISOString(), to: new Date(search.toMillis).toISOString() };
@@ -78,10 +80,19 @@ export function Explorer({ token, onLoaded }: { token: string; onLoaded?: () => 
     setLoading(true);
     api<{ events: LogEvent[]; next_before: string | null }>('GET', `/api/sources/${token}/events${query({ ...filters, limit: PAGE_SIZE, before: cursor })}`)
       .then((result) => current && (setPage(result), setError(null), onLoaded?.()))
-      .catch((caught: Error) => current && (setError(caught.message), setPage(null)))
+      .catch((caught: Error) => {
+        if (!current) return;
+        setError(caught.message);
+        setPage(null);
+        if (isTransient(caught)) retryTimer = setTimeout(() => setAttempt((count) => count + 1), 2000);
+      })
       .finally(() => current && setLoading(false));
-    return () => void (current = false);
-  }, [token, search, cursor]);
+    let retryTimer: ReturnType<typeof setTimeout> | undefined;
+    return () => {
+      current = false;
+      clearTimeout(retryTimer);
+    };
+  }, [token, search, cursor, attempt]);
 
   useEffect(() => {
     let current = true;
@@ -89,7 +100,7 @@ export function Explorer({ token, onLoaded }: { token: string; onLoaded?: () => 
       .then((result) => current && setVolume(result))
       .catch(() => current && setVolume(null));
     return () => void (current = false);
-  }, [token, search]);
+  }, [token, search, attempt]);
 
   const submit = (event?: Event) => {
     event?.preventDefault();

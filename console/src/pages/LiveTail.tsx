@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { followEvents, type LogEvent } from '../api.ts';
+import { ApiError, followEvents, isTransient, type LogEvent } from '../api.ts';
 import { ErrorBox, JsonView } from '../components/common.tsx';
 import { timeText } from '../format.ts';
 import { LQL_EXAMPLE } from './Explorer.tsx';
@@ -7,7 +7,10 @@ import { LQL_EXAMPLE } from './Explorer.tsx';
 /** Shown at most; older lines fall off the bottom. */
 const MAX_LINES = 500;
 
-type Status = 'connecting' | 'live' | 'paused' | 'closed';
+type Status = 'connecting' | 'live' | 'paused' | 'reconnecting' | 'closed';
+
+/** Waits between attempts to reconnect, in ms: quick at first, then every few seconds for as long as the page is open. */
+const RETRY_DELAYS = [500, 1000, 2000, 4000];
 
 export function LiveTail({ token }: { token: string }) {
   const [text, setText] = useState('');
@@ -23,25 +26,43 @@ export function LiveTail({ token }: { token: string }) {
 
   useEffect(() => {
     const controller = new AbortController();
-    setStatus('connecting');
-    setError(null);
     const path = `/api/sources/${token}/tail${filter ? `?q=${encodeURIComponent(filter)}` : ''}`;
-    followEvents(path, controller.signal, (event, data) => {
-      if (event === 'ready') setStatus(paused.current ? 'paused' : 'live');
-      else if (event === 'dropped') setSkipped((count) => count + (JSON.parse(data) as { events: number }).events);
+    const onEvent = (event: string, data: string) => {
+      if (event === 'ready') {
+        setStatus(paused.current ? 'paused' : 'live');
+        setError(null);
+        failures = 0;
+      } else if (event === 'dropped') setSkipped((count) => count + (JSON.parse(data) as { events: number }).events);
       else if (event === 'events') {
         // Newest first, like the explorer.
         const arrived = (JSON.parse(data) as LogEvent[]).reverse();
         if (paused.current) setHeld((list) => [...arrived, ...list].slice(0, MAX_LINES));
         else setEvents((list) => [...arrived, ...list].slice(0, MAX_LINES));
       }
-    })
-      .then(() => !controller.signal.aborted && setStatus('closed'))
-      .catch((caught: Error) => {
+    };
+    let failures = 0;
+    // A stream that ends (the service restarted) or cannot connect is followed again; a refusal
+    // (a filter that cannot match, a key no longer valid) is shown and not retried.
+    const follow = async () => {
+      setStatus('connecting');
+      setError(null);
+      while (!controller.signal.aborted) {
+        try {
+          await followEvents(path, controller.signal, onEvent);
+        } catch (caught) {
+          if (controller.signal.aborted) return;
+          if (caught instanceof ApiError && !isTransient(caught)) {
+            setError(caught.message);
+            setStatus('closed');
+            return;
+          }
+        }
         if (controller.signal.aborted) return;
-        setError(caught.message);
-        setStatus('closed');
-      });
+        setStatus('reconnecting');
+        await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS[Math.min(failures++, RETRY_DELAYS.length - 1)]));
+      }
+    };
+    void follow();
     return () => controller.abort();
   }, [token, filter]);
 
