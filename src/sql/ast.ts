@@ -59,7 +59,7 @@ export type FunctionArgExpr = { Expr: AstExpr } | 'Wildcard' | { QualifiedWildca
 export interface AstFunction {
   name: ObjectNamePart[];
   args: 'None' | { List: FunctionArgList } | { Subquery: AstQuery };
-  over?: { WindowSpec: AstWindowSpec } | { NamedWindow: unknown };
+  over?: { WindowSpec: AstWindowSpec } | { NamedWindow: Ident };
   filter?: AstExpr;
   null_treatment?: unknown;
   within_group: unknown[];
@@ -122,6 +122,7 @@ export interface ExprVariants {
   Case: { operand?: AstExpr; conditions: CaseWhen[]; else_result?: AstExpr };
   Cast: { kind: 'Cast' | 'SafeCast' | 'TryCast' | 'DoubleColon'; expr: AstExpr; data_type: AstDataType; format?: unknown };
   Extract: { field: unknown; syntax: string; expr: AstExpr };
+  AtTimeZone: { timestamp: AstExpr; time_zone: AstExpr };
   Function: AstFunction;
   Interval: { value: AstExpr; leading_field?: unknown; last_field?: unknown; leading_precision?: unknown };
   Array: { elem: AstExpr[]; named: boolean };
@@ -215,7 +216,7 @@ export interface AstSelect {
   distribute_by: unknown[];
   sort_by: unknown[];
   having?: AstExpr;
-  named_window: unknown[];
+  named_window: Array<[Ident, { WindowSpec: AstWindowSpec } | { NamedWindow: Ident }]>;
   qualify?: AstExpr;
   connect_by?: unknown;
   value_table_mode?: unknown;

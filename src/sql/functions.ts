@@ -133,6 +133,7 @@ export const BIGQUERY_FUNCTIONS = {
   timestamp: scalar(1, 2),
   datetime: scalar(1, 2),
   date: scalar(1, 2),
+  time: scalar(1, 3),
   timestamp_trunc: scalar(2, 3),
   datetime_trunc: scalar(2),
   date_trunc: scalar(2),

@@ -76,6 +76,8 @@ interface Scope {
   ctes: Set<string>;
   /** Range variables (table and UNNEST aliases, lower case) of this SELECT and enclosing ones. */
   rangeVariables: Set<string>;
+  /** The SELECT's named windows (`WINDOW w AS (…)`), by lower-case name. */
+  windows?: ReadonlyMap<string, AstWindowSpec>;
 }
 
 const DATE_PARTS: Record<string, ir.DatePart> = {
@@ -233,7 +235,6 @@ class Lowering {
       [ast.cluster_by, 'CLUSTER BY'],
       [ast.distribute_by, 'DISTRIBUTE BY'],
       [ast.sort_by, 'SORT BY'],
-      [ast.named_window, 'named windows (WINDOW clause)'],
     ] as const) {
       if (list.length > 0) throw invalidSql(`${name} is not supported`);
     }
@@ -241,7 +242,7 @@ class Lowering {
       throw invalidSql('SELECT DISTINCT ON is not supported');
     }
 
-    const scope: Scope = { ctes: outer.ctes, rangeVariables: new Set(outer.rangeVariables) };
+    const scope: Scope = { ctes: outer.ctes, rangeVariables: new Set(outer.rangeVariables), windows: namedWindows(ast) };
     const from = ast.from.length > 0 ? this.from(ast.from, scope) : undefined;
     const items = this.selectItems(ast.projection, scope);
     const select: ir.Select = {
@@ -629,7 +630,7 @@ class Lowering {
       case 'Cast':
         return this.cast(body, scope);
       case 'Extract':
-        return { kind: 'extract', part: this.datePartOf(body.field, body), expr: this.expr(body.expr, scope) };
+        return this.extract(body, scope);
       case 'Function':
         return this.call(body, scope);
       case 'Interval':
@@ -668,6 +669,21 @@ class Lowering {
       default:
         throw invalidSql(`${describeVariant(kind)} expressions are not supported`, positionOf(body));
     }
+  }
+
+  /**
+   * EXTRACT(part FROM x [AT TIME ZONE tz]); DATE, TIME and DATETIME are the functions of those
+   * names (the wall clock in the zone, UTC without one).
+   */
+  private extract(ast: ExprVariants['Extract'], scope: Scope): ir.Expr {
+    const atZone = 'AtTimeZone' in ast.expr ? ast.expr.AtTimeZone : undefined;
+    const value = this.expr(atZone ? atZone.timestamp : ast.expr, scope);
+    const zone = atZone ? [this.expr(atZone.time_zone, scope)] : [];
+    const key = typeof ast.field === 'string' ? ast.field.toLowerCase() : undefined;
+    const call = (fn: 'date' | 'time' | 'datetime'): ir.Expr => ({ kind: 'call', fn, args: [value, ...zone], distinct: false });
+    if (key === 'time' || key === 'datetime') return call(key);
+    if (key === 'date' && atZone) return call('date');
+    return { kind: 'extract', part: this.datePartOf(ast.field, ast), expr: atZone ? call('datetime') : value };
   }
 
   private builtin(fn: 'substr' | 'floor' | 'ceil' | 'trim', args: Array<AstExpr | undefined>, scope: Scope): ir.Expr {
@@ -976,9 +992,7 @@ class Lowering {
   }
 
   private window(over: NonNullable<AstFunction['over']>, scope: Scope, name: string): ir.WindowSpec {
-    if (!('WindowSpec' in over)) throw invalidSql(`named windows (OVER w) are not supported in ${name}`);
-    const spec: AstWindowSpec = over.WindowSpec;
-    if (spec.window_name) throw invalidSql('windows based on a named window are not supported');
+    const spec = resolveWindow('WindowSpec' in over ? over.WindowSpec : { window_name: over.NamedWindow, partition_by: [], order_by: [] }, scope.windows, name);
     const window: ir.WindowSpec = {
       partitionBy: spec.partition_by.map((expr) => this.expr(expr, scope)),
       orderBy: spec.order_by.map((item) => this.orderItem(item, scope, [])),
@@ -1067,6 +1081,30 @@ function namedLikeFirstStruct(elements: ir.Expr[]): ir.Expr[] {
     if (element.kind !== 'struct' || element === first || element.fields.length !== first.fields.length) return element;
     return { ...element, fields: element.fields.map((field, index) => ({ ...field, name: field.name ?? first.fields[index]!.name })) };
   }) as ir.Expr[];
+}
+
+/** A SELECT's `WINDOW w AS (…)` definitions; each may build on one defined before it. */
+function namedWindows(ast: AstSelect): ReadonlyMap<string, AstWindowSpec> | undefined {
+  if (ast.named_window.length === 0) return undefined;
+  const windows = new Map<string, AstWindowSpec>();
+  for (const [name, definition] of ast.named_window) {
+    const spec = 'WindowSpec' in definition ? definition.WindowSpec : { window_name: definition.NamedWindow, partition_by: [], order_by: [] };
+    windows.set(name.value.toLowerCase(), resolveWindow(spec, windows, `window ${name.value}`));
+  }
+  return windows;
+}
+
+/**
+ * A window spec with the named window it builds on merged in: that window's PARTITION BY, its
+ * ORDER BY unless this one has its own, its frame unless this one has its own.
+ */
+function resolveWindow(spec: AstWindowSpec, windows: ReadonlyMap<string, AstWindowSpec> | undefined, where: string): AstWindowSpec {
+  if (!spec.window_name) return spec;
+  const base = windows?.get(spec.window_name.value.toLowerCase());
+  if (!base) throw invalidSql(`window ${spec.window_name.value} is not defined (in ${where})`, spec.window_name.span?.start);
+  if (spec.partition_by.length > 0) throw invalidSql(`a window built on ${spec.window_name.value} cannot have its own PARTITION BY`);
+  const frame = spec.window_frame ?? base.window_frame;
+  return { partition_by: base.partition_by, order_by: spec.order_by.length > 0 ? spec.order_by : base.order_by, ...(frame ? { window_frame: frame } : {}) };
 }
 
 function isNoDateTimeField(field: unknown): boolean {

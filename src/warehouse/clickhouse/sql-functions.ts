@@ -250,6 +250,7 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
     const zone = zoneArg(call, 1);
     return zone ? `toDate32(toTimeZone(${arg(call, 0)}, ${zone}))` : `toDate32(${arg(call, 0)})`;
   },
+  time: unsupported('TIME'),
   timestamp_trunc: (call) => {
     const zone = zoneArg(call, 2);
     if (!zone) return asTimestamp(truncate(call, arg(call, 0)));

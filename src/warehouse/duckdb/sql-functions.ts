@@ -308,6 +308,12 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
     call.args.length === 1
       ? `CAST(${arg(call, 0)} AS DATE)`
       : `CAST(timezone(${arg(call, 1)}, CAST(${arg(call, 0)} AS TIMESTAMPTZ)) AS DATE)`,
+  // TIME(ts[, zone]): the wall-clock time; TIME(datetime); TIME(hour, minute, second).
+  time: (call) => {
+    if (call.args.length === 3) return `make_time(CAST(${arg(call, 0)} AS BIGINT), CAST(${arg(call, 1)} AS BIGINT), CAST(${arg(call, 2)} AS DOUBLE))`;
+    const zone = optionalArg(call, 1);
+    return zone ? `CAST(timezone(${zone}, CAST(${arg(call, 0)} AS TIMESTAMPTZ)) AS TIME)` : `CAST(${arg(call, 0)} AS TIME)`;
+  },
   timestamp_trunc: (call) => {
     const fast = fastTruncate(call);
     if (fast) return fast;
