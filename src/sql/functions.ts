@@ -33,6 +33,7 @@ export const BIGQUERY_FUNCTIONS = {
   array_agg: aggregate(1),
   string_agg: aggregate(1, 2),
   approx_count_distinct: aggregate(1),
+  approx_top_count: aggregate(2),
   logical_and: aggregate(1),
   logical_or: aggregate(1),
   stddev: aggregate(1),

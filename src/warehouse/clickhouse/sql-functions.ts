@@ -147,6 +147,7 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   any_value: same('any'),
   array_agg: (call) => `${collected(call)}(${arg(call, 0)})${call.over}`,
   string_agg: (call) => `arrayStringConcat(${collected(call)}(${arg(call, 0)})${call.over}, ${optionalArg(call, 1) ?? "','"})`,
+  approx_top_count: unsupported('APPROX_TOP_COUNT'),
   approx_count_distinct: (call) => `toInt64(uniq(${arg(call, 0)})${call.over})`,
   logical_and: same('min'),
   logical_or: same('max'),

@@ -141,6 +141,22 @@ function collected(call: CallParts, skipNulls: boolean): string {
 
 const limited = (call: CallParts, list: string) => (call.limit === undefined ? list : `(${list})[1:${call.limit}]`);
 
+/**
+ * APPROX_TOP_COUNT(x, n), exactly: the n most frequent values (NULL counts as one) with their
+ * counts, most frequent first, as [{value, count}]; NULL over no rows. histogram() counts the
+ * values but skips NULL, so NULL's count is added from count(*) - count(x). Sorting on the
+ * negated count (then the value) puts the most frequent first.
+ */
+function approxTopCount(call: CallParts): string {
+  const [value, n] = [arg(call, 0), arg(call, 1)];
+  const rows = `count(*)${call.over}`;
+  const nulls = `(${rows} - count(${value})${call.over})`;
+  const counted = `list_transform(map_entries(histogram(${value})${call.over}), e -> {'c': -CAST(e.value AS BIGINT), 'v': e.key})`;
+  const withNull = `list_concat(${counted}, CASE WHEN ${nulls} > 0 THEN [{'c': -${nulls}, 'v': NULL}] ELSE [] END)`;
+  const top = `list_transform(list_sort(${withNull})[1:CAST(${n} AS BIGINT)], e -> {'value': e.v, 'count': -e.c})`;
+  return `(CASE WHEN ${rows} = 0 THEN NULL ELSE ${top} END)`;
+}
+
 /** FIRST_VALUE(x IGNORE NULLS) and the like. */
 const nullTreatment =
   (name: string): Emitter =>
@@ -190,6 +206,7 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
     return `string_agg(${call.distinct}${arg(call, 0)}, ${separator}${call.orderBy})${call.over}`;
   },
   approx_count_distinct: same('approx_count_distinct'),
+  approx_top_count: approxTopCount,
   logical_and: same('bool_and'),
   logical_or: same('bool_or'),
   stddev: same('stddev_samp'),
