@@ -8,6 +8,7 @@ import type { BigQueryFunction } from '../../sql/functions.ts';
 import { arg, datePartName, optionalArg, PORTABLE_EMITTERS, regexpExtractGroup, same, type CallParts, type Emitter } from '../../sql/emitters.ts';
 import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
+import { MAX_GENERATED_ARRAY_ELEMENTS, tooManyElements } from '../../sql/output-limits.ts';
 import { generateArray, generateTimestampArray, padding, repeat } from './bounded-functions.ts';
 
 /**
@@ -296,10 +297,13 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   generate_array: generateArray,
   generate_timestamp_array: generateTimestampArray,
 
+  // Bounded like GENERATE_ARRAY (output-limits.ts): the step measured in days from the start.
   generate_date_array: (call) => {
-    const step = optionalArg(call, 2) ?? 'INTERVAL 1 DAY';
-    const series = `CAST(generate_series(CAST(${arg(call, 0)} AS DATE), CAST(${arg(call, 1)} AS DATE), ${step}) AS DATE[])`;
-    return `(CASE WHEN ${step} = INTERVAL 0 DAY THEN error('GENERATE_DATE_ARRAY step cannot be 0') ELSE ${series} END)`;
+    const [start, end, step] = [`CAST(${arg(call, 0)} AS DATE)`, `CAST(${arg(call, 1)} AS DATE)`, optionalArg(call, 2) ?? 'INTERVAL 1 DAY'];
+    const stepDays = `date_diff('day', ${start}, CAST(${start} + ${step} AS DATE))`;
+    const tooLong = `${stepDays} <> 0 AND CAST(date_diff('day', ${start}, ${end}) AS DOUBLE) / ${stepDays} >= ${MAX_GENERATED_ARRAY_ELEMENTS}`;
+    const series = `CAST(generate_series(${start}, ${end}, ${step}) AS DATE[])`;
+    return `(CASE WHEN ${step} = INTERVAL 0 DAY THEN error('GENERATE_DATE_ARRAY step cannot be 0') WHEN ${tooLong} THEN error('${tooManyElements('generate_date_array')}') ELSE ${series} END)`;
   },
   // BigQuery counts a NULL element as one value.
   array_is_distinct: (call) => {
