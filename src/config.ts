@@ -23,6 +23,10 @@ export interface Config {
   commitIntervalMs: number;
   /** Longest acknowledged events wait in the journal before they are folded into DuckDB. */
   foldIntervalMs: number;
+  /** DuckDB queries run at once (reader connections); fewer when libuv's threadpool is small (docs/reliability.md). */
+  queryConcurrency: number;
+  /** DuckDB queries that may wait for a reader before queries answer 429. */
+  queryQueue: number;
   /** Endpoint query deadline, unless the endpoint sets its own `query_timeout_ms`. */
   queryTimeoutMs: number;
   /** Most fields a source may have, nested ones included; new fields past it go to `_overflow`. */
@@ -97,6 +101,8 @@ export function loadConfig(env: Env = process.env): Config {
     maxQueuedEvents: integer(env, 'SAWMILL_MAX_QUEUED_EVENTS', 100_000),
     commitIntervalMs: integer(env, 'SAWMILL_COMMIT_INTERVAL_MS', 5),
     foldIntervalMs: integer(env, 'SAWMILL_FOLD_INTERVAL_MS', 1000),
+    queryConcurrency: positive(env, 'SAWMILL_QUERY_CONCURRENCY', 4),
+    queryQueue: integer(env, 'SAWMILL_QUERY_QUEUE', 64),
     queryTimeoutMs: integer(env, 'SAWMILL_QUERY_TIMEOUT_MS', 30_000),
     maxFieldsPerSource: integer(env, 'SAWMILL_MAX_FIELDS_PER_SOURCE', 1000),
     defaultRetentionDays: retentionDays(env),

@@ -91,15 +91,33 @@ test('several runaway queries at once: each answered on time, health and ingesti
   const queries = Promise.all(Array.from({ length: 6 }, () => server.request('GET', `/api/endpoints/query/${endpoint.token}`)));
   const { result: replies, ingested, refused } = await ingestWhile(queries);
   assert.deepEqual(refused, []);
-  assert.deepEqual(replies.map((reply) => reply.status), [504, 504, 504, 504, 504, 504]);
+  // Those that got a reader time out (504); those still waiting for one at their deadline never ran (503, retry).
+  const statuses = replies.map((reply) => reply.status);
+  assert.ok(statuses.includes(504) && statuses.every((status) => status === 504 || status === 503), `${statuses}`);
+  for (const reply of replies.filter((r) => r.status === 503)) assert.equal(reply.body.error.code, 'queries_busy');
   assert.ok(ingested >= 1);
   assert.equal((await server.request('GET', '/health', { key: null })).status, 200);
   const quick = await createEndpoint('after.runaways', 'select count(*) as n from `rows`');
-  const counted = await server.request('GET', `/api/endpoints/query/${quick.token}`);
-  assert.equal(counted.status, 200, 'the cancelled queries gave their connections back');
+  assert.equal(await statusOnceReadersAreBack(quick.token), 200, 'the cancelled queries gave their connections back');
 });
 
+/**
+ * A reader comes back once DuckDB lets go of its cancelled query, which under load can take a
+ * while; with libuv's default 4 threads there is one reader (reader-pool.ts). Retries a quick
+ * endpoint answered 503 (no reader free in time) for up to 30 s.
+ */
+async function statusOnceReadersAreBack(token: string): Promise<number> {
+  let status = 0;
+  for (let attempt = 0; attempt < 30; attempt++) {
+    status = (await server.request('GET', `/api/endpoints/query/${token}`)).status;
+    if (status !== 503) return status;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  return status;
+}
+
 test('a query needing more memory than the limit spills, refuses or times out; the process stays within bounds and ingestion goes on', async () => {
+  assert.equal(await statusOnceReadersAreBack((await createEndpoint('before.hungry', 'select 1 as one')).token), 200);
   const endpoint = await createEndpoint('memory.hungry', 'select count(distinct concat(a.event_message, b.event_message)) as n from `rows` a cross join `rows` b', {
     query_timeout_ms: 5000,
   });

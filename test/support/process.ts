@@ -10,9 +10,12 @@ export interface ServerProcess {
   output: () => string;
 }
 
-/** `npm start` as a separate process: the real entry point, signals and all. */
-export async function spawnServer(env: Record<string, string>, port: number): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+/**
+ * `npm start` as a separate process: the real entry point, signals and all. `args` replaces the
+ * entry point, for starting it another way (`bin/sawmill.cjs serve`).
+ */
+export async function spawnServer(env: Record<string, string>, port: number, args = ['--import', 'tsx', MAIN]): Promise<ServerProcess> {
+  const child = spawn(process.execPath, args, {
     env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), SAWMILL_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -21,6 +21,7 @@ import { openRepairingWal, type WalRepair } from './recovery.ts';
 import type { Promotion } from './rewrite.ts';
 import { ResultReader, type ReadUntil } from './results.ts';
 import { Reader } from './reader.ts';
+import { queriesBusy, ReaderPool } from './reader-pool.ts';
 import { stageBatch } from './staging.ts';
 import { stageFittingRows } from '../staged-rows.ts';
 import { duckdbType, fieldTypeFromDuckdb, quoteIdent } from './types.ts';
@@ -33,7 +34,10 @@ export interface DuckDbOptions {
   memoryLimit: string;
   /** A segment with at most this many rows is widened in place; a larger one gets a successor. */
   alterInPlaceMaxRows?: number;
+  /** Queries run at once: one reader connection each (see reader-pool.ts). */
   readConnections?: number;
+  /** Queries that may wait for a reader; past it, 429. */
+  maxQueuedQueries?: number;
 }
 
 const SEGMENT_SEQUENCE_START = 1;
@@ -67,8 +71,7 @@ export class DuckDbWarehouse implements Warehouse {
   private readonly results = new ResultReader();
   private idleCheckpointTimer: NodeJS.Timeout | undefined;
   private writeChain: Promise<unknown> = Promise.resolve();
-  private readonly idleReaders: Reader[] = [];
-  private readonly waitingForReader: Array<(reader: Reader) => void> = [];
+  private readers = new ReaderPool([], 0);
   /** Bumped when a source's usable promotions change (translationEpoch). */
   private promotionEpoch = 0;
 
@@ -80,7 +83,7 @@ export class DuckDbWarehouse implements Warehouse {
 
   /** `onWalRepaired` hears of a damaged write-ahead log tail that had to be cut to open the file (see recovery.ts). */
   static async open(options: DuckDbOptions, hooks: { onWalRepaired?: (repair: WalRepair) => void } = {}): Promise<DuckDbWarehouse> {
-    const settings = { alterInPlaceMaxRows: 100_000, readConnections: 4, ...options };
+    const settings = { alterInPlaceMaxRows: 100_000, readConnections: 4, maxQueuedQueries: 64, ...options };
     await mkdir(settings.stagingDir, { recursive: true });
     const instanceOptions = {
       memory_limit: settings.memoryLimit,
@@ -96,7 +99,9 @@ export class DuckDbWarehouse implements Warehouse {
     await writer.run(`CREATE TABLE IF NOT EXISTS ${POSITION_TABLE} AS SELECT 0::BIGINT AS folded`);
     await writer.run(`CREATE TABLE IF NOT EXISTS ${PROMOTIONS_TABLE} (view VARCHAR, kind VARCHAR, path VARCHAR)`);
     const warehouse = new DuckDbWarehouse(instance, writer, settings);
-    for (let i = 0; i < settings.readConnections; i++) warehouse.idleReaders.push(new Reader(await instance.connect()));
+    const readers: Reader[] = [];
+    for (let i = 0; i < settings.readConnections; i++) readers.push(new Reader(await instance.connect()));
+    warehouse.readers = new ReaderPool(readers, settings.maxQueuedQueries);
     await warehouse.discover();
     warehouse.retentionTimer = setInterval(() => void warehouse.enforceRetention().catch(() => undefined), RETENTION_INTERVAL_MS);
     warehouse.retentionTimer.unref();
@@ -259,22 +264,29 @@ export class DuckDbWarehouse implements Warehouse {
 
   /**
    * The deadline covers waiting for a reader too, and the caller hears of it on time: DuckDB only
-   * notices an interrupt between chunks, and a single expression (a huge list, say) can run for
-   * a minute past it. The connection goes back to the pool once DuckDB has actually let go of it.
+   * notices an interrupt between chunks, and a single expression can run past it. A query still
+   * waiting for a reader at its deadline never ran: 503, retry. The connection goes back to the
+   * pool once DuckDB has actually let go of it, so at most `readConnections` queries hold threads.
    */
   private async withReader<T>(options: QueryOptions, read: (run: ReadUntil) => Promise<T>): Promise<T> {
     const timeout = () => new AppError(504, 'query_timeout', `query cancelled after ${options.timeoutMs} ms`);
+    const turn = this.readers.acquire();
     let timedOut = false;
     let running: Reader | undefined;
     let expire: (error: AppError) => void = () => undefined;
     const deadline = new Promise<never>((_resolve, reject) => (expire = reject));
     const timer = setTimeout(() => {
       timedOut = true;
-      running?.connection.interrupt();
-      expire(timeout());
+      if (running) {
+        running.connection.interrupt();
+        expire(timeout());
+      } else {
+        turn.cancel();
+        expire(queriesBusy(options.timeoutMs, this.readers));
+      }
     }, options.timeoutMs);
     const run = (async () => {
-      const reader = await this.acquireReader();
+      const reader = await turn.reader;
       try {
         if (timedOut) throw timeout();
         running = reader;
@@ -283,7 +295,7 @@ export class DuckDbWarehouse implements Warehouse {
         if (timedOut) throw timeout();
         throw new AppError(400, 'query_failed', duckdbMessage(error));
       } finally {
-        this.releaseReader(reader);
+        this.readers.release(reader);
       }
     })();
     run.catch(() => undefined); // once the deadline has answered, the run's own outcome has no listener
@@ -299,7 +311,7 @@ export class DuckDbWarehouse implements Warehouse {
     clearTimeout(this.idleCheckpointTimer);
     // A cancelled query DuckDB has not stopped yet can refuse the checkpoint; the WAL is replayed at the next open.
     await this.exclusive(() => this.writer.run('CHECKPOINT')).catch(() => undefined);
-    for (const reader of this.idleReaders) reader.close();
+    for (const reader of this.readers.takeIdle()) reader.close();
     this.writer.closeSync();
     this.instance.closeSync();
   }
@@ -402,17 +414,6 @@ export class DuckDbWarehouse implements Warehouse {
     return result;
   }
 
-  private acquireReader(): Promise<Reader> {
-    const idle = this.idleReaders.pop();
-    if (idle) return Promise.resolve(idle);
-    return new Promise((resolve) => this.waitingForReader.push(resolve));
-  }
-
-  private releaseReader(reader: Reader): void {
-    const next = this.waitingForReader.shift();
-    if (next) next(reader);
-    else this.idleReaders.push(reader);
-  }
 }
 
 /**

@@ -3,13 +3,22 @@ import { join } from 'node:path';
 import type { Config } from '../../config.ts';
 import type { SqlDialect } from '../../sql/dialect.ts';
 import { DuckDbWarehouse } from './adapter.ts';
+import { libuvThreadpoolSize, queryConnections, RESERVED_THREADS } from './reader-pool.ts';
 import { promotingDialect } from './rewrite.ts';
 
 /** The embedded warehouse in the data dir, and its SQL printer. */
 export async function openDuckDb(config: Config): Promise<{ warehouse: DuckDbWarehouse; dialect: SqlDialect }> {
   const stagingDir = join(config.dataDir, 'staging');
+  const threadpool = libuvThreadpoolSize();
+  const readConnections = queryConnections(config.queryConcurrency, threadpool);
+  if (readConnections < config.queryConcurrency && config.logLevel !== 'silent') {
+    console.error(
+      `UV_THREADPOOL_SIZE=${threadpool} leaves room for ${readConnections} concurrent DuckDB ${readConnections === 1 ? 'query' : 'queries'} (SAWMILL_QUERY_CONCURRENCY=${config.queryConcurrency}); ` +
+        `start Node with UV_THREADPOOL_SIZE=${config.queryConcurrency + RESERVED_THREADS} or more, as npm start and the sawmill command do`,
+    );
+  }
   const warehouse = await DuckDbWarehouse.open(
-    { path: join(config.dataDir, 'sawmill.duckdb'), stagingDir, memoryLimit: config.memoryLimit },
+    { path: join(config.dataDir, 'sawmill.duckdb'), stagingDir, memoryLimit: config.memoryLimit, readConnections, maxQueuedQueries: config.queryQueue },
     {
       onWalRepaired: (repair) =>
         console.error(
