@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline/promises';
-import { CliError, serverSentEvents } from './client.ts';
-import { isoFromMicros, table } from './format.ts';
+import { sourceNameProblem } from '../catalog/source-name.ts';
+import { CliError, serverSentEvents, type ApiClient } from './client.ts';
+import { isoFromMicros, table, timestampColumns } from './format.ts';
 import type { CommandContext } from './main.ts';
 
 interface SourceStats {
@@ -55,8 +56,10 @@ export async function sourcesCommand({ client, positionals, values, json, out }:
     }
     case 'create': {
       if (!target) throw usage('sawmill sources create <name> [--description TEXT] [--retention DAYS|forever]');
+      const problem = sourceNameProblem(target.trim());
+      if (problem) throw usage(`a source name ${problem}, got ${JSON.stringify(target)}`);
       const body = {
-        name: target,
+        name: target.trim(),
         ...(typeof values.description === 'string' ? { description: values.description } : {}),
         ...(typeof values.retention === 'string' ? { retention_days: parseRetention(values.retention) } : {}),
       };
@@ -92,15 +95,48 @@ export async function sourcesCommand({ client, positionals, values, json, out }:
   }
 }
 
+/**
+ * Scopes as the API takes them, with sources and endpoints also named by name or token
+ * (`ingest:source:app.logs`): the API's scopes carry numeric ids, which nobody has at hand.
+ */
+async function resolveScopes(client: ApiClient, scopes: string[]): Promise<string[]> {
+  let sources: Array<{ id: number; name: string; token: string }> | undefined;
+  let endpoints: Array<{ id: number; name: string; token: string }> | undefined;
+  const resolved: string[] = [];
+  for (const scope of scopes) {
+    const match = /^(ingest:source|query:endpoint):(.+)$/.exec(scope);
+    if (!match || /^\d+$/.test(match[2]!)) {
+      resolved.push(scope);
+      continue;
+    }
+    const [, kind, wanted] = match as unknown as [string, string, string];
+    type Named = Array<{ id: number; name: string; token: string }>;
+    const list = kind === 'ingest:source' ? (sources ??= await client.request<Named>('GET', '/api/sources')) : (endpoints ??= await client.request<Named>('GET', '/api/endpoints'));
+    const found = list.find((item) => item.name === wanted || item.token === wanted.toLowerCase());
+    if (!found) throw new CliError(`${scope}: no ${kind === 'ingest:source' ? 'source' : 'endpoint'} named "${wanted}"`);
+    resolved.push(`${kind}:${found.id}`);
+  }
+  return resolved;
+}
+
+const KEYS_USAGE = 'sawmill keys list | keys create --scope SCOPE [--scope ...] [--description TEXT] | keys revoke <id>';
+
 export async function keysCommand({ client, positionals, values, json, out }: CommandContext): Promise<void> {
-  const [action] = positionals;
+  const [action, target] = positionals;
   if (action === 'list' || action === undefined) {
     const tokens = await client.request<Array<Record<string, unknown>>>('GET', '/api/access-tokens');
     return out(json ? JSON.stringify(tokens, null, 2) : table(tokens, ['id', 'scopes', 'description', 'inserted_at']));
   }
-  if (action !== 'create') throw usage('sawmill keys list|create --scope SCOPE');
-  const scopes = (values.scope as string[] | undefined) ?? [];
-  if (scopes.length === 0) throw usage('sawmill keys create --scope private|ingest|ingest:source:<id>|query|query:endpoint:<id> [--scope ...]');
+  if (action === 'revoke') {
+    if (!target) throw usage('sawmill keys revoke <id> (the id keys list shows, or the key itself)');
+    await client.request('DELETE', `/api/access-tokens/${path(target)}`).catch((error: unknown) => {
+      throw error instanceof CliError && /^404:/.test(error.message) ? new CliError(`no key "${/^\d+$/.test(target) ? target : 'given'}" (see sawmill keys list)`) : error;
+    });
+    return out(json ? JSON.stringify({ revoked: target }) : `revoked key ${/^\d+$/.test(target) ? target : '(given by value)'}; it no longer works`);
+  }
+  if (action !== 'create') throw usage(KEYS_USAGE);
+  const scopes = await resolveScopes(client, (values.scope as string[] | undefined) ?? []);
+  if (scopes.length === 0) throw usage('sawmill keys create --scope private|ingest|ingest:source:<name>|query|query:endpoint:<name> [--scope ...]');
   const body = { scopes, ...(typeof values.description === 'string' ? { description: values.description } : {}) };
   const created = await client.request<{ id: number; token: string; scopes: string }>('POST', '/api/access-tokens', body);
   if (json) return out(JSON.stringify(created, null, 2));
@@ -120,7 +156,9 @@ export async function queryCommand({ client, positionals, values, json, out }: C
   const query = search.size > 0 ? `?${search}` : '';
   const { result } = await client.request<{ result: Array<Record<string, unknown>> }>('GET', `/api/endpoints/query/${path(endpoint)}${query}`);
   if (json) return out(JSON.stringify(result, null, 2));
-  out(table(result));
+  // TIMESTAMP values come back as microseconds since the epoch; a person reads ISO 8601.
+  const times = timestampColumns(result);
+  out(table(result.map((row) => (times.length === 0 ? row : { ...row, ...Object.fromEntries(times.map((name) => [name, isoFromMicros(row[name])])) }))));
   process.stderr.write(`${result.length} row${result.length === 1 ? '' : 's'}\n`);
 }
 

@@ -24,3 +24,17 @@ export function isoFromMicros(micros: unknown): string {
   const value = Number(micros);
   return Number.isFinite(value) && value > 0 ? new Date(value / 1000).toISOString() : '';
 }
+
+/** 2000-01-01 and 2100-01-01 in microseconds: the times a log query returns lie between. */
+const MIN_MICROS = 946_684_800_000_000;
+const MAX_MICROS = 4_102_444_800_000_000;
+
+/**
+ * Columns that hold TIMESTAMP values: replies carry them as integer microseconds and no types,
+ * so a column counts when every value it has is an integer microsecond time of this century.
+ */
+export function timestampColumns(rows: ReadonlyArray<Record<string, unknown>>): string[] {
+  const names = [...new Set(rows.flatMap((row) => Object.keys(row)))];
+  const isMicros = (value: unknown) => typeof value === 'number' && Number.isInteger(value) && value >= MIN_MICROS && value < MAX_MICROS;
+  return names.filter((name) => rows.some((row) => row[name] != null) && rows.every((row) => row[name] == null || isMicros(row[name])));
+}

@@ -43,6 +43,21 @@ class Progress {
   }
 }
 
+/**
+ * The service's words for a line's problem without its numbering, which counts lines within one
+ * request (the CLI knows the line in the input); "at line 1 column C" is within that line.
+ */
+export function problemText(message: string): string {
+  return message
+    .replace(/^\d{3}: /, '')
+    .replace(/^no event could be stored: /, '')
+    .replace(/^line \d+(?: is|:) /, '')
+    .replace(/ at line 1 column (\d+)$/, ' at column $1');
+}
+
+/** Which line of a request the service's message names (1-based), when it names one. */
+const requestLine = (message: string) => Number(/\bline (\d+)\b/.exec(message)?.[1] ?? 1);
+
 function stdinSize(): number | undefined {
   try {
     const stat = fstatSync(0);
@@ -73,14 +88,14 @@ export async function ingestCommand({ client, positionals, values, json, out, er
     const reply = await client
       .request<IngestReply>('POST', `/logs?${target}`, `${lines.join('\n')}\n`, { contentType: 'application/x-ndjson', raw: true })
       .catch((error: unknown) => {
-        // Every line of this batch failed as a whole (e.g. none was valid JSON): say which.
-        if (error instanceof CliError && /^400:/.test(error.message)) return { accepted: 0, rejected: lines.length, errors: [{ index: 0, message: error.message }] };
+        // No line of this batch could be stored: the service names the first bad one.
+        if (error instanceof CliError && /^400:/.test(error.message)) return { accepted: 0, rejected: lines.length, errors: [{ index: requestLine(error.message) - 1, message: error.message }] };
         throw error;
       });
     state.accepted += reply.accepted;
     state.rejected += reply.rejected;
     for (const problem of reply.errors ?? []) {
-      if (shown.length < SHOWN_ERRORS) shown.push(`line ${lineNumbers[problem.index] ?? '?'}: ${problem.message.replace(/^line \d+ is /, '')}`);
+      if (shown.length < SHOWN_ERRORS) shown.push(`line ${lineNumbers[problem.index] ?? '?'}: ${problemText(problem.message)}`);
     }
     lines = [];
     lineNumbers = [];
@@ -103,5 +118,8 @@ export async function ingestCommand({ client, positionals, values, json, out, er
   for (const problem of shown) err(`  ${problem}`);
   if (state.rejected > shown.length && shown.length > 0) err(`  … and ${state.rejected - shown.length} more`);
   if (json) out(JSON.stringify({ accepted: state.accepted, rejected: state.rejected }));
-  if (state.accepted === 0 && state.rejected > 0) throw new CliError('no event was stored');
+  // A script must be able to tell: anything not stored is a failure.
+  if (state.accepted === 0 && state.rejected === 0) throw new CliError('no events on stdin: nothing was stored');
+  if (state.accepted === 0) throw new CliError(`no event was stored (${state.rejected} rejected)`);
+  if (state.rejected > 0) throw new CliError(`${state.rejected} of ${state.accepted + state.rejected} events were not stored`);
 }

@@ -15,11 +15,15 @@ Commands
   sources delete <name|token> [--yes]             delete a source and all its events
   keys list                                       access tokens (their keys are never shown again)
   keys create --scope SCOPE [--scope ...] [--description TEXT]
-                                                  create a key: private, ingest, ingest:source:<id>,
-                                                  query, query:endpoint:<id>; prints the key once
+                                                  create a key: private, ingest, ingest:source:<name>,
+                                                  query, query:endpoint:<name> (or their ids); prints
+                                                  the key once
+  keys revoke <id>                                revoke a key (its id from keys list, or the key)
   query <endpoint> [--param k=v ...] [--json]     run an endpoint (name or token), print rows
+                                                  (TIMESTAMP columns as ISO 8601; --json: as returned)
   tail <source> [--filter LQL] [--json]           stream new events as they are committed
-  ingest <source> [--batch N]                     send NDJSON from stdin, one event per line
+  ingest <source> [--batch N]                     send NDJSON from stdin, one event per line; exits 1
+                                                  unless every line was stored
   backup <dir>                                    the running service copies its data dir to <dir>
                                                   (a new or empty directory on the server's machine)
   restore <dir> [--data-dir DIR]                  copy a backup into a new data dir (default

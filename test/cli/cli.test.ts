@@ -67,9 +67,11 @@ describe('sawmill CLI against a running service', () => {
       '',
     ];
     const { code, stderr, stdout } = await run(['ingest', 'cli.app', '--batch', '10', '--json'], lines.join('\n'));
-    assert.equal(code, 0, stderr);
+    // Not everything was stored: a script must see a failure.
+    assert.equal(code, 1, stderr);
     assert.match(stderr, /25 events sent, [\d,]+\/s, 1 rejected/);
     assert.match(stderr, /line 26: not valid JSON/);
+    assert.match(stderr, /1 of 26 events were not stored/);
     assert.deepEqual(JSON.parse(stdout), { accepted: 25, rejected: 1 });
     const page = await server.request('GET', `/api/sources/cli.app/events?limit=100`);
     assert.equal(page.body.events.length, 25);
@@ -79,6 +81,62 @@ describe('sawmill CLI against a running service', () => {
     const { code, stderr } = await run(['ingest', 'cli.app'], 'nope\nstill nope\n');
     assert.equal(code, 1);
     assert.match(stderr, /no event was stored/);
+  });
+
+  test('ingest names the input line of each problem, in every batch, whole-batch refusals included', async () => {
+    assert.equal((await run(['sources', 'create', 'cli.lines'])).code, 0);
+    const lines = ['{"message":"a"}', '{"message":"b"}', '{"message":"c"}', '7', 'nope', '[1]', '{"message":"d"}', '{"message":"e"}', '{bad'];
+    const { code, stderr } = await run(['ingest', 'cli.lines', '--batch', '3'], lines.join('\n'));
+    assert.equal(code, 1, stderr);
+    const problems = stderr.split('\n').filter((line) => line.startsWith('  line')).map((line) => line.trim());
+    assert.deepEqual(problems, ['line 4: expected a JSON object, got a number', "line 9: not valid JSON: expected a property name in double quotes, found 'b' at column 2"]);
+    assert.match(stderr, /4 of 9 events were not stored/);
+  });
+
+  test('ingest of empty input fails: nothing was stored', async () => {
+    const { code, stderr } = await run(['ingest', 'cli.lines'], '\n\n');
+    assert.equal(code, 1);
+    assert.match(stderr, /no events on stdin: nothing was stored/);
+  });
+
+  test('sources create refuses a name queries or URLs could not use, before and at the service', async () => {
+    for (const [name, reason] of [
+      ['bad`name', /must not contain a backtick/],
+      ['two\nlines', /must not contain control characters/],
+      ['  ', /must not be empty/],
+      ['0b7e4b1c-9d7a-4c57-8f0e-3c1f6f0f9e21', /must not look like a source UUID/],
+    ] as const) {
+      const { code, stderr } = await run(['sources', 'create', name]);
+      assert.equal(code, 2, name);
+      assert.match(stderr, reason, name);
+      const reply = await server.request('POST', '/api/sources', { body: { name } });
+      assert.equal(reply.status, 422, name);
+      assert.match(JSON.stringify(reply.body), reason, name);
+    }
+  });
+
+  test('keys create takes ingest:source:<name>; keys revoke ends a key', async () => {
+    const created = await run(['keys', 'create', '--scope', 'ingest:source:cli.lines', '--description', 'lines only']);
+    assert.equal(created.code, 0, created.stderr);
+    const key = created.stdout.trim();
+    const id = /key (\d+) \(ingest:source:(\d+)\) created/.exec(created.stderr);
+    assert.ok(id, created.stderr);
+    const source = (await server.request('GET', '/api/sources')).body.find((item: { name: string }) => item.name === 'cli.lines');
+    assert.equal(Number(id[2]), source.id);
+    const send = (name: string, withKey: string) => server.request('POST', `/logs?source_name=${name}`, { body: { message: 'scoped' }, key: withKey });
+    assert.equal((await send('cli.lines', key)).status, 200);
+    assert.equal((await send('cli.app', key)).status, 403);
+    const unknown = await run(['keys', 'create', '--scope', 'ingest:source:no.such.source']);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /no source named "no\.such\.source"/);
+
+    const revoked = await run(['keys', 'revoke', id[1]!]);
+    assert.equal(revoked.code, 0, revoked.stderr);
+    assert.match(revoked.stdout, new RegExp(`revoked key ${id[1]}`));
+    assert.equal((await send('cli.lines', key)).status, 401);
+    const again = await run(['keys', 'revoke', id[1]!]);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /no key/);
   });
 
   test('sources list shows counts, the last-minute rate and the last event; --json is machine-readable', async () => {
@@ -118,6 +176,20 @@ describe('sawmill CLI against a running service', () => {
     assert.match(table.stderr, /3 rows/);
     const json = await run(['query', created.body.token, '-p', 'from_job=24', '--json']);
     assert.deepEqual(JSON.parse(json.stdout), [{ job: 24, event_message: 'info: job 24' }]);
+  });
+
+  test('query shows TIMESTAMP columns as ISO 8601 in a table, as microseconds in --json', async () => {
+    const created = await server.request('POST', '/api/endpoints', {
+      body: { name: 'first-job', query: 'select timestamp, timestamp_trunc(timestamp, minute) as minute, m.job from `cli.app` t cross join unnest(t.metadata) m where m.job = 0' },
+    });
+    assert.equal(created.status, 201);
+    const table = await run(['query', 'first-job']);
+    assert.equal(table.code, 0, table.stderr);
+    const row = table.stdout.trimEnd().split('\n')[2]!;
+    assert.match(row, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\s+\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:00\.000Z\s+0$/);
+    const [json] = JSON.parse((await run(['query', 'first-job', '--json'])).stdout);
+    assert.equal(typeof json.timestamp, 'number');
+    assert.equal(new Date(json.timestamp / 1000).toISOString(), row.split(/\s+/)[0]);
   });
 
   test('tail streams new events that match --filter until interrupted', async () => {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { canManage, type Principal } from '../../catalog/access.ts';
+import { sourceNameProblem } from '../../catalog/source-name.ts';
 import type { Source } from '../../catalog/types.ts';
 import { AppError } from '../../errors.ts';
 import { describeFields } from '../../warehouse/schema.ts';
@@ -8,7 +9,13 @@ import { authenticate, forbidden } from '../auth.ts';
 import type { Services } from '../services.ts';
 
 const sourceFields = z.object({
-  name: z.string().trim().min(1, 'must not be empty').max(256),
+  name: z
+    .string()
+    .trim()
+    .superRefine((name, context) => {
+      const problem = sourceNameProblem(name);
+      if (problem) context.addIssue({ code: 'custom', message: problem });
+    }),
   description: z.string().max(10_000).nullable().optional(),
   retention_days: z.number().int().positive().nullable().optional(),
   webhook_secret: z.string().min(1).max(512).nullable().optional(),
