@@ -121,10 +121,22 @@ class ClickHousePrinter extends SqlPrinter {
   protected override readonly engineName = 'ClickHouse';
   /** Per SELECT being printed, innermost last. */
   private readonly scopes: SelectScope[] = [];
+  private anonymousSubqueries = 0;
 
   /** `subcolumnArrayJoins`: UNNEST chains join the leaf subcolumns they read (array-join.ts), not whole records. */
   constructor(private readonly subcolumnArrayJoins: boolean) {
     super({ identifier: quoteIdentifier, string: quoteString });
+  }
+
+  override print(query: ir.Query): string {
+    this.anonymousSubqueries = 0;
+    return super.print(query);
+  }
+
+  /** ClickHouse needs a name for every subquery joined; BigQuery lets them go without one. */
+  protected override relation(relation: ir.Relation): string {
+    if (relation.kind !== 'subquery' || relation.alias !== undefined) return super.relation(relation);
+    return `(${this.query(relation.query)}) AS ${quoteIdentifier(`__subquery_${++this.anonymousSubqueries}`)}`;
   }
 
   protected override queryBody(query: ir.Query): string[] {
@@ -203,9 +215,14 @@ class ClickHousePrinter extends SqlPrinter {
   }
 
   protected override unnestRelation(relation: UnnestRelation): string {
-    // UNNEST as the whole FROM: its elements as a one-column table named by the alias.
+    // UNNEST as the whole FROM: its elements as a one-column table named by the alias, or for an
+    // UNNEST without alias of a literal array of structs, one column per field.
     const array = this.expr(relation.array);
-    const columns = [quoteIdentifier(relation.alias), ...(relation.offsetAlias ? [quoteIdentifier(relation.offsetAlias)] : [])];
+    const fields = relation.anonymous ? literalStructFields(relation.array) : undefined;
+    const elements = fields
+      ? fields.map((name) => `tupleElement(${quoteIdentifier(relation.alias)}, ${quoteString(name)}) AS ${quoteIdentifier(name)}`)
+      : [quoteIdentifier(relation.alias)];
+    const columns = [...elements, ...(relation.offsetAlias ? [quoteIdentifier(relation.offsetAlias)] : [])];
     const joined = [`${array} AS ${quoteIdentifier(relation.alias)}`, ...(relation.offsetAlias ? [`range(length(${array})) AS ${quoteIdentifier(relation.offsetAlias)}`] : [])];
     return `(SELECT ${columns.join(', ')} FROM system.one ARRAY JOIN ${joined.join(', ')}) AS ${quoteIdentifier(`__unnest_${relation.alias}`)}`;
   }
@@ -454,6 +471,13 @@ class ClickHousePrinter extends SqlPrinter {
     const fractions = Array.from({ length: expr.buckets + 1 }, (_, index) => index / expr.buckets);
     return `quantiles(${fractions.join(', ')})(${this.expr(expr.expr)})${this.over(expr.over)}`;
   }
+}
+
+/** The field names of an array literal whose elements are structs with every field named. */
+function literalStructFields(array: ir.Expr): string[] | undefined {
+  const first = array.kind === 'array' ? array.elements[0] : undefined;
+  if (first?.kind !== 'struct' || first.fields.some((field) => field.name === undefined)) return undefined;
+  return first.fields.map((field) => field.name!);
 }
 
 const subcolumnPrinter = new ClickHousePrinter(true);
