@@ -1,7 +1,7 @@
 import { canQuery, type Principal } from '../catalog/access.ts';
 import type { Catalog, Endpoint, EndpointInput } from '../catalog/types.ts';
 import { AppError } from '../errors.ts';
-import { describeQuery, translate, translateSandboxed, type SqlDialect, type Translation } from '../sql/index.ts';
+import { describeQuery, shapeOfSource, translate, translateSandboxed, type SqlDialect, type Translation } from '../sql/index.ts';
 import type { NestedReads, Warehouse } from '../warehouse/types.ts';
 import { ResultCache } from './cache.ts';
 import { nestedReads } from './nested-reads.ts';
@@ -94,14 +94,20 @@ export class EndpointService {
     return replyBody(await this.warehouse.queryJson(translation.sql, params, { timeoutMs: this.options.queryTimeoutMs, maxRows }));
   }
 
-  /** Check a query before it is saved: it must parse, be a single SELECT and read only the owner's sources. */
+  /**
+   * Check a query before it is saved: it must parse, be a single SELECT, read only the owner's
+   * sources, and every name must resolve against their columns (src/sql/analyze.ts). Refusals are
+   * 422 with the position of the problem when known.
+   */
   validate(ownerId: number, query: string): void {
     try {
       describeQuery(query);
       translate(query, this.dialect, this.context(ownerId));
     } catch (error) {
-      if (error instanceof AppError) throw new AppError(422, 'unprocessable', error.message, { errors: { query: [error.message] } });
-      throw error;
+      if (!(error instanceof AppError)) throw error;
+      const { line, column } = error.details ?? {};
+      const position = typeof line === 'number' && typeof column === 'number' ? { line, column } : {};
+      throw new AppError(422, 'unprocessable', error.message, { errors: { query: [error.message] }, ...position });
     }
   }
 
@@ -182,6 +188,8 @@ export class EndpointService {
         resolved.push([name, relation]);
         return relation;
       },
+      tableShape: context.tableShape,
+      tableNames: context.tableNames,
     };
     const translation = sandboxed ? translateSandboxed(endpoint.query, consumerSql, this.dialect, recording) : translate(endpoint.query, this.dialect, recording);
     this.translations.delete(key);
@@ -196,6 +204,11 @@ export class EndpointService {
         const source = this.catalog.sourceByName(ownerId, name);
         return source ? this.warehouse.relation(source.token) : undefined;
       },
+      tableShape: (name: string) => {
+        const source = this.catalog.sourceByName(ownerId, name);
+        return source ? shapeOfSource(this.warehouse.schema(source.token)) : undefined;
+      },
+      tableNames: () => this.catalog.listSources(ownerId).map((source) => source.name),
     };
   }
 

@@ -43,7 +43,11 @@ export function validationError(error: ZodError): AppError {
 
 function body(error: AppError, management: boolean): unknown {
   if (management && error.status === 404) return { error: 'Not Found' };
-  if (management && error.status === 422) return { errors: error.details?.errors ?? { body: [error.message] } };
+  if (management && error.status === 422) {
+    // A query refused at save time also says where: {"errors": {"query": [...]}, "line": 1, "column": 8}.
+    const { line, column } = error.details ?? {};
+    return { errors: error.details?.errors ?? { body: [error.message] }, ...(line !== undefined && column !== undefined ? { line, column } : {}) };
+  }
   const { retryAfterSeconds: _retry, errors: _errors, ...extra } = error.details ?? {};
   return { error: { code: error.code, message: error.message, ...extra } };
 }

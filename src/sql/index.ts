@@ -2,16 +2,22 @@
  * The SQL translator: BigQuery-dialect endpoint queries → one engine's SQL.
  *
  * parse (sqlparser-rs, BigQuery grammar) → lower (validate, make BigQuery semantics explicit,
- * resolve tables) → the engine's SqlDialect prints the tree. Every refusal is an AppError
- * 400 `invalid_sql` whose message names the problem, with {line, column} when known.
+ * resolve tables) → analyze (resolve every name against the tables' columns, types; analyze.ts)
+ * → the engine's SqlDialect prints the tree. Every refusal is an AppError 400 `invalid_sql`
+ * whose message names the problem, with {line, column} when known.
  */
 
+import { analyze } from './analyze.ts';
+import type { TableShape } from './catalog.ts';
+import type * as ir from './ir.ts';
 import { lowerCtes, lowerQuery } from './lower.ts';
 import { invalidSql } from './parse.ts';
 import { parseQuery } from './parse.ts';
 import type { SqlDialect } from './dialect.ts';
 
 export type { SqlDialect } from './dialect.ts';
+export type { TableShape } from './catalog.ts';
+export { shapeOfSource } from './catalog.ts';
 export { invalidSql } from './parse.ts';
 
 export interface TranslateContext {
@@ -21,7 +27,38 @@ export interface TranslateContext {
    * undefined when the caller has no such source.
    */
   resolveTable(name: string): string | undefined;
+  /**
+   * The columns of the source `resolveTable` resolved `name` to. Without it (or when it answers
+   * undefined) names that could be the source's columns are not checked.
+   */
+  tableShape?(name: string): TableShape | undefined;
+  /** The sources the query could name, for "Did you mean" when it names another. */
+  tableNames?(): Iterable<string>;
 }
+
+/**
+ * Tables Supabase Studio queries that a stack may have no source for (and `logs.all` no CTE):
+ * a sandboxed query reading one answers no rows instead of an error.
+ */
+export const OPTIONAL_LOG_TABLES: ReadonlySet<string> = new Set([
+  'auth_audit_logs',
+  'supavisor_logs',
+  'pg_upgrade_logs',
+  'pg_cron_logs',
+  'etl_replication_logs',
+  'multigres_logs',
+  'function_edge_logs',
+]);
+
+/** A query that answers no rows, for a sandboxed query that reads an optional table the endpoint lacks. */
+const NO_ROWS: ir.Query = {
+  ctes: [],
+  body: {
+    kind: 'select',
+    select: { distinct: false, items: [{ kind: 'expr', expr: { kind: 'number', text: '1' }, alias: 'empty', aliasWritten: true }], groupBy: [], where: { kind: 'bool', value: false } },
+  },
+  orderBy: [],
+};
 
 export interface Translation {
   /** One SELECT (or WITH … SELECT) statement of the engine's SQL. */
@@ -34,7 +71,8 @@ export interface Translation {
 }
 
 export function translate(bigQuerySql: string, dialect: SqlDialect, ctx: TranslateContext): Translation {
-  const lowered = lowerQuery(parseQuery(bigQuerySql), { resolveTable: (name) => ctx.resolveTable(name) });
+  const lowered = lowerQuery(parseQuery(bigQuerySql), { resolveTable: (name) => ctx.resolveTable(name), tableNames: () => ctx.tableNames?.() ?? [] });
+  analyze(lowered.query, analyzeOptions(ctx));
   return { sql: dialect.generate(lowered.query), parameters: lowered.parameters };
 }
 
@@ -55,14 +93,25 @@ export function describeQuery(bigQuerySql: string): { parameters: string[]; tabl
 export function translateSandboxed(endpointSql: string, consumerSql: string, dialect: SqlDialect, ctx: TranslateContext): Translation {
   const endpoint = lowerCtes(parseQuery(endpointSql), { resolveTable: (name) => ctx.resolveTable(name) });
   if (endpoint.ctes.length === 0) throw invalidSqlNoCtes();
+  let readsOptionalTable = false;
   const consumer = lowerQuery(parseQuery(consumerSql), {
-    resolveTable: () => undefined,
+    resolveTable: (name) => {
+      if (!OPTIONAL_LOG_TABLES.has(name.toLowerCase())) return undefined;
+      readsOptionalTable = true;
+      return name;
+    },
     outerCtes: new Set(endpoint.ctes.map((cte) => cte.name.toLowerCase())),
     unknownTableMessage: 'table {name} is not one of the endpoint\'s CTEs; sandboxed queries may read only those',
   });
+  if (readsOptionalTable) return { sql: dialect.generate(NO_ROWS), parameters: [] };
   const query = { ...consumer.query, ctes: [...endpoint.ctes, ...consumer.query.ctes] };
+  analyze(query, analyzeOptions(ctx));
   const parameters = [...new Set([...endpoint.parameters, ...consumer.parameters])];
   return { sql: dialect.generate(query), parameters };
+}
+
+function analyzeOptions(ctx: TranslateContext) {
+  return ctx.tableShape ? { tableShape: (name: string) => ctx.tableShape?.(name) } : {};
 }
 
 function invalidSqlNoCtes() {

@@ -4,6 +4,7 @@
  * Every engine's generator prints this tree; nothing in it is specific to one engine.
  */
 
+import type { Position } from './ast.ts';
 import type { BigQueryFunction } from './functions.ts';
 
 export interface Query {
@@ -151,8 +152,12 @@ export type FrameBound =
   | { kind: 'following'; offset: Expr };
 
 export type Expr =
-  /** A name path: first part is a range variable or a column, the rest are struct fields. */
-  | { kind: 'ref'; path: string[] }
+  /**
+   * A name path: first part is a range variable or a column, the rest are struct fields. After
+   * analysis (analyze.ts) a path that names a column or field of a range variable starts with
+   * that range variable. `at`: where it was written, for error messages.
+   */
+  | { kind: 'ref'; path: string[]; at?: Position }
   | { kind: 'number'; text: string }
   | { kind: 'string'; value: string }
   | { kind: 'bool'; value: boolean }

@@ -30,6 +30,7 @@ import type {
   Ident,
   JoinConstraint,
   JoinOperatorVariants,
+  Position,
   SelectItemVariants,
   SetExprVariants,
   TableAlias,
@@ -38,7 +39,9 @@ import type {
 } from './ast.ts';
 import { aggregatesOrWindows, namesUsedBy } from './analysis.ts';
 import { positionOf, variantOf } from './ast.ts';
-import { lookupFunction } from './functions.ts';
+import { semanticError } from './analyze.ts';
+import { closestName } from './catalog.ts';
+import { BIGQUERY_FUNCTIONS, lookupFunction } from './functions.ts';
 import type * as ir from './ir.ts';
 import { invalidSql } from './parse.ts';
 
@@ -47,6 +50,8 @@ export interface LowerOptions {
   resolveTable(name: string): string | undefined;
   /** CTE names visible before the query's own WITH (sandboxing: the endpoint's CTEs). */
   outerCtes?: ReadonlySet<string>;
+  /** Names of the tables the query could read, for "Did you mean" when it names another. */
+  tableNames?(): Iterable<string>;
   /** Message for a table that is neither a source nor a CTE (`{name}` is replaced). */
   unknownTableMessage?: string;
 }
@@ -538,6 +543,8 @@ class Lowering {
     if (parts.length === 1 && scope.ctes.has(name.toLowerCase())) return { kind: 'cte', name, alias };
     const relation = this.options.resolveTable(name);
     if (relation === undefined) {
+      const suggestion = closestName(name, [...scope.ctes, ...(this.options.tableNames?.() ?? [])]);
+      if (suggestion) throw semanticError(`Table not found: ${name}; Did you mean ${suggestion}?`, position);
       const message = this.options.unknownTableMessage ?? 'table {name} is neither a source nor a CTE of this query';
       throw invalidSql(message.replace('{name}', name), position);
     }
@@ -557,7 +564,7 @@ class Lowering {
       case 'Identifier':
         return this.identifier(body);
       case 'CompoundIdentifier':
-        return { kind: 'ref', path: body.map((part) => part.value) };
+        return { kind: 'ref', path: body.map((part) => part.value), ...at(body[0]?.span?.start) };
       case 'CompoundFieldAccess':
         return this.fieldAccess(body, scope);
       case 'Value':
@@ -698,7 +705,7 @@ class Lowering {
       this.parameters.add(match[1]);
       return { kind: 'param', name: match[1] };
     }
-    return { kind: 'ref', path: [ident.value] };
+    return { kind: 'ref', path: [ident.value], ...at(ident.span?.start) };
   }
 
   private value(value: AstValue, node: unknown): ir.Expr {
@@ -765,7 +772,7 @@ class Lowering {
     const target = access.Dot;
     if (!('Identifier' in target)) throw invalidSql('only field names may follow "."', positionOf(target));
     const name = target.Identifier.value;
-    if (base.kind === 'ref') return { kind: 'ref', path: [...base.path, name] };
+    if (base.kind === 'ref') return { ...base, path: [...base.path, name] };
     return { kind: 'field', base, name };
   }
 
@@ -801,7 +808,7 @@ class Lowering {
   }
 
   private cast(ast: ExprVariants['Cast'], scope: Scope): ir.Expr {
-    if (ast.kind === 'DoubleColon') throw invalidSql('"::" casts are not BigQuery syntax; use CAST(x AS type)', positionOf(ast));
+    // `x::type` is Postgres syntax, but Supabase Studio sends it (`event_message::text`): a CAST.
     if (ast.kind === 'TryCast') throw invalidSql('TRY_CAST is not BigQuery syntax; use SAFE_CAST', positionOf(ast));
     this.refuseIfPresent(ast.format, 'CAST … FORMAT');
     const type = this.typeName(ast.data_type, ast);
@@ -830,6 +837,9 @@ class Lowering {
       Decimal: 'NUMERIC',
       BigNumeric: 'BIGNUMERIC',
       String: 'STRING',
+      // Postgres spellings, reached through `::` casts.
+      Text: 'STRING',
+      Varchar: 'STRING',
       Bytes: 'BYTES',
       Bool: 'BOOL',
       Boolean: 'BOOL',
@@ -917,7 +927,12 @@ class Lowering {
     }
 
     const known = lookupFunction(name);
-    if (!known) throw invalidSql(`function ${written} is not supported`, position);
+    if (!known) {
+      // A near miss of a function we know is most likely a typo: say so in BigQuery's words.
+      const suggestion = closestName(name, Object.keys(BIGQUERY_FUNCTIONS));
+      if (suggestion) throw semanticError(`Function not found: ${written}; Did you mean ${suggestion}?`, position);
+      throw invalidSql(`function ${written} is not supported`, position);
+    }
     const { spec } = known;
     if (safe && spec.kind !== 'scalar') throw invalidSql(`the SAFE. prefix (${written}) is not supported on aggregate and window functions`, position);
     if ((modifiers.orderBy || modifiers.limit !== undefined) && (!ORDERED_AGGREGATES.has(name) || over)) {
@@ -1105,6 +1120,11 @@ function resolveWindow(spec: AstWindowSpec, windows: ReadonlyMap<string, AstWind
   if (spec.partition_by.length > 0) throw invalidSql(`a window built on ${spec.window_name.value} cannot have its own PARTITION BY`);
   const frame = spec.window_frame ?? base.window_frame;
   return { partition_by: base.partition_by, order_by: spec.order_by.length > 0 ? spec.order_by : base.order_by, ...(frame ? { window_frame: frame } : {}) };
+}
+
+/** The `at` of a ref, when the parser gave a position. */
+function at(position: Position | undefined): { at?: Position } {
+  return position && position.line > 0 ? { at: { line: position.line, column: position.column } } : {};
 }
 
 function isNoDateTimeField(field: unknown): boolean {

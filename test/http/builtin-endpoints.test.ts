@@ -189,6 +189,28 @@ describe('endpoint API', () => {
     assert.deepEqual(byToken.body, legacy.body);
   });
 
+  test('a query that names what the sources lack is refused at save time: 422 with the position, nothing saved', async () => {
+    const typo = await server.request('POST', '/api/endpoints', { body: { name: 'typo', query: 'select event_mesage from `postgres.logs`' } });
+    assert.equal(typo.status, 422);
+    assert.deepEqual(typo.body, {
+      errors: { query: ['Unrecognized name: event_mesage; Did you mean event_message? at [1:8]'] },
+      line: 1,
+      column: 8,
+    });
+    const field = 'select p.user_nam from `postgres.logs` cross join unnest(metadata) as m cross join unnest(m.parsed) as p';
+    const fieldTypo = await server.request('POST', '/api/endpoints', { body: { name: 'typo', query: field } });
+    assert.equal(fieldTypo.status, 422);
+    assert.match(fieldTypo.body.errors.query[0], /^Field name user_nam does not exist in STRUCT<.*>; Did you mean user_name\? at \[1:8\]$/);
+    const list = (await server.request('GET', '/api/endpoints')).body as Array<{ name: string }>;
+    assert.ok(!list.some((endpoint) => endpoint.name === 'typo'));
+
+    const good = await server.request('POST', '/api/endpoints', { body: { name: 'typo-fixed', query: 'select event_message from `postgres.logs`' } });
+    assert.equal(good.status, 201);
+    const update = await server.request('PATCH', `/api/endpoints/${good.body.token}`, { body: { query: 'select evnt_message from `postgres.logs`' } });
+    assert.equal(update.status, 422);
+    assert.deepEqual([update.body.line, update.body.column], [1, 8]);
+  });
+
   test('a user endpoint: created, validated, capped at max_limit, cached, and its cache dropped on change', async () => {
     const bad = await server.request('POST', '/api/endpoints', { body: { name: 'bad', query: 'select * from nowhere' } });
     assert.equal(bad.status, 422);

@@ -1,0 +1,610 @@
+/**
+ * Semantic analysis: the lowered tree (ir.ts) resolved against the tables' columns, by BigQuery's
+ * scoping rules, after ZetaSQL's resolver (and sqlglot's qualify + annotate_types):
+ *
+ * - a name path starts at a range variable of the SELECT (table alias, UNNEST alias) or of an
+ *   enclosing one (correlation), else at a column of exactly one table range variable, else at a
+ *   field of exactly one UNNEST element in scope (`UNNEST(m.request) AS r … WHERE path …`). A
+ *   range variable shadows a column of the same name (`UNNEST(metadata) AS metadata`);
+ * - GROUP BY, HAVING and ORDER BY may use SELECT-list aliases inside expressions too;
+ * - every expression gets the BigQuery type known for it (columns, literals, common functions),
+ *   and CTE and subquery outputs carry theirs to the queries that read them.
+ *
+ * The tree is rewritten so printers need not guess: every resolved path starts with its range
+ * variable, an UNNEST alias that shares a name with a column is renamed, and aliases used inside
+ * expressions are replaced by what they name. Errors use BigQuery's words with the position:
+ * `Unrecognized name: event_mesage; Did you mean event_message? at [1:8]`.
+ *
+ * Where a table's columns are not known (a source without fields yet, a caller without a
+ * catalog) names that could be its columns are left as written and nothing is refused.
+ */
+
+import { AppError } from '../errors.ts';
+import { childrenOf } from './analysis.ts';
+import type { Position } from './ast.ts';
+import { type Column, type SqlType, type TableShape, UNKNOWN, closestName, describeType, findColumn, scalar } from './catalog.ts';
+import type * as ir from './ir.ts';
+
+export interface AnalyzeOptions {
+  /** The columns of a source, by the name the query wrote; undefined when unknown. */
+  tableShape?(name: string): TableShape | undefined;
+  /** Shapes of CTEs defined outside the query (sandboxing: the endpoint's). */
+  outerCtes?: ReadonlyMap<string, TableShape>;
+}
+
+/** A semantic error: 400 invalid_sql in BigQuery's words, ending `at [line:column]` when known. */
+export function semanticError(message: string, position?: Position): AppError {
+  const where = position ? ` at [${position.line}:${position.column}]` : '';
+  return new AppError(400, 'invalid_sql', `${message}${where}`, position ? { line: position.line, column: position.column } : undefined);
+}
+
+interface RangeVariable {
+  /** As written, lower case. */
+  key: string;
+  /** The name the printed query uses (the alias in the tree). */
+  printed: string;
+  /** A table's row (columns by name) or a value (an UNNEST element). */
+  table?: TableShape;
+  value?: SqlType;
+}
+
+interface Scope {
+  variables: RangeVariable[];
+  parent?: Scope;
+}
+
+type CteShapes = Map<string, TableShape>;
+
+export function analyze(query: ir.Query, options: AnalyzeOptions = {}): TableShape {
+  return new Analyzer(options).query(query, new Map(options.outerCtes ?? []), undefined);
+}
+
+const AGGREGATES: ReadonlySet<string> = new Set([
+  'count', 'countif', 'sum', 'avg', 'min', 'max', 'any_value', 'array_agg', 'string_agg', 'approx_count_distinct',
+  'logical_and', 'logical_or', 'stddev', 'stddev_samp', 'stddev_pop', 'variance', 'var_samp', 'var_pop',
+]);
+
+class Analyzer {
+  /** Each resolved ref's path from its range variable, also where the tree keeps it as written (grouping compares these). */
+  private readonly qualified = new WeakMap<ir.Expr, string[]>();
+
+  constructor(private readonly options: AnalyzeOptions) {}
+
+  query(query: ir.Query, outerCtes: CteShapes, parent: Scope | undefined): TableShape {
+    const ctes: CteShapes = new Map(outerCtes);
+    for (const cte of query.ctes) ctes.set(cte.name.toLowerCase(), this.query(cte.query, ctes, undefined));
+    const { shape, scope, items } = this.setExpr(query.body, ctes, parent);
+    // ORDER BY of a set operation names its output columns; only a plain SELECT's is resolved here.
+    if (scope) for (const item of query.orderBy) this.resolve(item.expr, scope, ctes, items);
+    return shape;
+  }
+
+  private setExpr(body: ir.SetExpr, ctes: CteShapes, parent: Scope | undefined): { shape: TableShape; scope?: Scope; items?: ir.SelectItem[] } {
+    switch (body.kind) {
+      case 'select': {
+        const { shape, scope } = this.select(body.select, ctes, parent);
+        return { shape, scope, items: body.select.items };
+      }
+      case 'nested':
+        return { shape: this.query(body.query, ctes, parent) };
+      case 'setop': {
+        const left = this.setExpr(body.left, ctes, parent).shape;
+        this.setExpr(body.right, ctes, parent);
+        return { shape: left };
+      }
+    }
+  }
+
+  private select(select: ir.Select, ctes: CteShapes, parent: Scope | undefined): { shape: TableShape; scope: Scope } {
+    const scope: Scope = { variables: [], ...(parent ? { parent } : {}) };
+    if (select.from) this.from(select.from, scope, ctes);
+    const columns: Column[] = [];
+    let open = false;
+    for (const item of select.items) {
+      if (item.kind === 'expr') {
+        columns.push({ name: item.alias, type: this.resolve(item.expr, scope, ctes) });
+        continue;
+      }
+      if (item.qualifier !== undefined) item.qualifier = this.renamedQualifier(item.qualifier, scope);
+      const expanded = this.starColumns(item, scope);
+      if (expanded) columns.push(...expanded);
+      else open = true;
+    }
+    if (select.where) this.resolve(select.where, scope, ctes);
+    for (const expr of select.groupBy) this.resolve(expr, scope, ctes, select.items);
+    if (select.having) this.resolve(select.having, scope, ctes, select.items);
+    if (select.qualify) this.resolve(select.qualify, scope, ctes, select.items);
+    this.checkGrouping(select, scope);
+    return { shape: { columns, open }, scope };
+  }
+
+  // ---- FROM ----------------------------------------------------------------------------------
+
+  private from(from: ir.From, scope: Scope, ctes: CteShapes): void {
+    this.relation(from.base, scope, ctes);
+    for (const step of from.steps) {
+      if (step.kind === 'unnest') {
+        const type = this.resolve(step.array, scope, ctes);
+        step.alias = this.addValue(scope, step.alias, elementOf(type));
+        if (step.offsetAlias) scope.variables.push({ key: step.offsetAlias.toLowerCase(), printed: step.offsetAlias, value: scalar('INT64') });
+        if (step.condition) this.resolve(step.condition, scope, ctes);
+        continue;
+      }
+      this.relation(step.relation, scope, ctes);
+      if (step.on) this.resolve(step.on, scope, ctes);
+    }
+  }
+
+  private relation(relation: ir.Relation, scope: Scope, ctes: CteShapes): void {
+    switch (relation.kind) {
+      case 'source': {
+        const table = this.options.tableShape?.(relation.name) ?? { columns: [], open: true };
+        scope.variables.push({ key: relation.alias.toLowerCase(), printed: relation.alias, table });
+        return;
+      }
+      case 'cte': {
+        const table = ctes.get(relation.name.toLowerCase()) ?? { columns: [], open: true };
+        scope.variables.push({ key: relation.alias.toLowerCase(), printed: relation.alias, table });
+        return;
+      }
+      case 'subquery': {
+        // A FROM subquery sees the enclosing query's names (correlation), not this FROM's.
+        const table = this.query(relation.query, ctes, scope.parent);
+        // Without an alias its columns are still in scope, read unqualified.
+        scope.variables.push({ key: relation.alias?.toLowerCase() ?? '', printed: relation.alias ?? '', table });
+        return;
+      }
+      case 'unnest': {
+        const type = this.resolve(relation.array, scope, ctes);
+        relation.alias = this.addValue(scope, relation.alias, elementOf(type));
+        if (relation.offsetAlias) scope.variables.push({ key: relation.offsetAlias.toLowerCase(), printed: relation.offsetAlias, value: scalar('INT64') });
+      }
+    }
+  }
+
+  /**
+   * An UNNEST alias. When a table in scope has a column of the same name, BigQuery's alias shadows
+   * it, but an engine that keeps both side by side would not know which one a name means: the
+   * alias is renamed (every use of it is resolved here, so all of them follow).
+   */
+  private addValue(scope: Scope, alias: string, type: SqlType): string {
+    const key = alias.toLowerCase();
+    const clashes = (name: string) =>
+      scope.variables.some((variable) => variable.key === name.toLowerCase() || (variable.table && findColumn(variable.table.columns, name)));
+    let printed = alias;
+    if (clashes(alias)) {
+      for (let suffix = 1; suffix < 1000 && clashes(printed); suffix++) printed = `${alias}_${suffix}`;
+    }
+    scope.variables.push({ key, printed, value: type });
+    return printed;
+  }
+
+  private renamedQualifier(qualifier: string, scope: Scope): string {
+    return scope.variables.find((variable) => variable.key === qualifier.toLowerCase())?.printed ?? qualifier;
+  }
+
+  /** The columns `*` or `alias.*` expands to, when known. */
+  private starColumns(item: Extract<ir.SelectItem, { kind: 'star' }>, scope: Scope): Column[] | undefined {
+    const except = new Set(item.except.map((name) => name.toLowerCase()));
+    const variables = item.qualifier === undefined ? scope.variables : scope.variables.filter((variable) => variable.printed === item.qualifier);
+    const columns: Column[] = [];
+    for (const variable of variables) {
+      if (variable.table) {
+        if (variable.table.open) return undefined;
+        columns.push(...variable.table.columns);
+      } else if (variable.value?.kind === 'struct' && item.qualifier !== undefined) columns.push(...variable.value.fields);
+      else return undefined;
+    }
+    return columns.filter((column) => !except.has(column.name.toLowerCase()));
+  }
+
+  // ---- names -----------------------------------------------------------------------------------
+
+  /**
+   * Resolve the names of `expr` in place and return its type. `items`: the SELECT list whose
+   * aliases the expression may also use (GROUP BY, HAVING, QUALIFY, ORDER BY).
+   */
+  private resolve(expr: ir.Expr, scope: Scope, ctes: CteShapes, items?: ir.SelectItem[]): SqlType {
+    const recurse = (child: ir.Expr) => this.resolve(child, scope, ctes, items);
+    switch (expr.kind) {
+      case 'ref':
+        return this.ref(expr, scope, items);
+      case 'number':
+        return scalar(/^\d+$/.test(expr.text) ? 'INT64' : 'FLOAT64');
+      case 'string':
+      case 'param':
+        return scalar('STRING');
+      case 'bool':
+        return scalar('BOOL');
+      case 'null':
+      case 'date_part':
+      case 'position':
+        return UNKNOWN;
+      case 'typed_literal':
+        return scalar(expr.type);
+      case 'binary': {
+        const left = recurse(expr.left);
+        const right = recurse(expr.right);
+        return binaryType(expr.op, left, right);
+      }
+      case 'not':
+      case 'is':
+        recurse(expr.expr);
+        return scalar('BOOL');
+      case 'negate':
+        return recurse(expr.expr);
+      case 'distinct_from':
+        recurse(expr.left);
+        recurse(expr.right);
+        return scalar('BOOL');
+      case 'like':
+        recurse(expr.expr);
+        recurse(expr.pattern);
+        return scalar('BOOL');
+      case 'between':
+        [expr.expr, expr.low, expr.high].forEach(recurse);
+        return scalar('BOOL');
+      case 'in_list':
+        [expr.expr, ...expr.list].forEach(recurse);
+        return scalar('BOOL');
+      case 'in_unnest':
+        recurse(expr.expr);
+        recurse(expr.array);
+        return scalar('BOOL');
+      case 'in_subquery':
+        recurse(expr.expr);
+        this.query(expr.query, ctes, scope);
+        return scalar('BOOL');
+      case 'exists':
+        this.query(expr.query, ctes, scope);
+        return scalar('BOOL');
+      case 'subquery':
+        return this.query(expr.query, ctes, scope).columns[0]?.type ?? UNKNOWN;
+      case 'array_subquery': {
+        const element = this.query(expr.query, ctes, scope).columns[0]?.type ?? UNKNOWN;
+        return { kind: 'array', element };
+      }
+      case 'case': {
+        if (expr.operand) recurse(expr.operand);
+        let type: SqlType = UNKNOWN;
+        for (const when of expr.whens) {
+          recurse(when.when);
+          type = known(type, recurse(when.then));
+        }
+        if (expr.else) type = known(type, recurse(expr.else));
+        return type;
+      }
+      case 'cast':
+        recurse(expr.expr);
+        return typeOfName(expr.type);
+      case 'extract':
+        recurse(expr.expr);
+        return scalar(expr.part === 'date' ? 'DATE' : 'INT64');
+      case 'interval':
+        recurse(expr.value);
+        return UNKNOWN;
+      case 'array': {
+        let element: SqlType = UNKNOWN;
+        for (const item of expr.elements) element = known(element, recurse(item));
+        return { kind: 'array', element };
+      }
+      case 'struct':
+        return { kind: 'struct', fields: expr.fields.map((field, index) => ({ name: field.name ?? `_field_${index + 1}`, type: recurse(field.value) })) };
+      case 'field':
+        return fieldType(recurse(expr.base), expr.name, undefined);
+      case 'field_at': {
+        const base = recurse(expr.base);
+        return base.kind === 'struct' ? (base.fields[expr.position]?.type ?? UNKNOWN) : UNKNOWN;
+      }
+      case 'subscript': {
+        const base = recurse(expr.base);
+        recurse(expr.index);
+        return base.kind === 'array' ? base.element : UNKNOWN;
+      }
+      case 'call': {
+        const args = expr.args.map(recurse);
+        for (const item of expr.orderBy ?? []) recurse(item.expr);
+        if (expr.over) this.window(expr.over, recurse);
+        return callType(expr.fn, args);
+      }
+      case 'quantile': {
+        const type = recurse(expr.expr);
+        if (expr.over) this.window(expr.over, recurse);
+        return type;
+      }
+      case 'quantiles': {
+        const element = recurse(expr.expr);
+        if (expr.over) this.window(expr.over, recurse);
+        return { kind: 'array', element };
+      }
+    }
+  }
+
+  private window(over: ir.WindowSpec, recurse: (expr: ir.Expr) => SqlType): void {
+    over.partitionBy.forEach(recurse);
+    over.orderBy.forEach((item) => recurse(item.expr));
+    for (const bound of [over.frame?.start, over.frame?.end]) {
+      if (bound && (bound.kind === 'preceding' || bound.kind === 'following')) recurse(bound.offset);
+    }
+  }
+
+  private ref(expr: Extract<ir.Expr, { kind: 'ref' }>, scope: Scope, items: ir.SelectItem[] | undefined): SqlType {
+    const [head, ...fields] = expr.path;
+    if (head === undefined) return UNKNOWN;
+    const found = lookup(head, scope);
+    if (found.kind === 'variable') {
+      const { variable } = found;
+      expr.path = [variable.printed, ...fields];
+      this.qualified.set(expr, expr.path);
+      if (variable.value) return this.fields(variable.value, fields, expr.at);
+      if (!variable.table || variable.table.open) return UNKNOWN;
+      const [first, ...rest] = fields;
+      if (first === undefined) return { kind: 'struct', fields: variable.table.columns };
+      const column = findColumn(variable.table.columns, first);
+      if (!column) {
+        const suggestion = closestName(first, variable.table.columns.map((candidate) => candidate.name));
+        throw semanticError(`Name ${first} not found inside ${head}${suggestion ? `; Did you mean ${suggestion}?` : ''}`, expr.at);
+      }
+      return this.fields(column.type, rest, expr.at);
+    }
+    if (found.kind === 'column') {
+      // A field of an UNNEST element read without its alias: the alias is made explicit.
+      if (found.variable.value) expr.path = [found.variable.printed, ...expr.path];
+      this.qualified.set(expr, [found.variable.printed, found.column.name, ...fields]);
+      return this.fields(found.column.type, fields, expr.at);
+    }
+    // A SELECT-list alias, where the clause may read them: replaced by what it names.
+    const aliased = items ? selectAlias(items, head) : undefined;
+    if (aliased) {
+      replaceNode(expr, fields.reduce<ir.Expr>((base, name) => ({ kind: 'field', base, name }), structuredClone(aliased)));
+      return UNKNOWN;
+    }
+    if (found.kind === 'ambiguous') throw semanticError(`Column name ${head} is ambiguous`, expr.at);
+    if (found.kind === 'open') return UNKNOWN;
+    const suggestion = closestName(head, namesInScope(scope, items));
+    throw semanticError(`Unrecognized name: ${head}${suggestion ? `; Did you mean ${suggestion}?` : ''}`, expr.at);
+  }
+
+  /** The type at the end of `fields` from `type`, refusing a field the type does not have. */
+  private fields(type: SqlType, fields: string[], at: Position | undefined): SqlType {
+    return fields.reduce((current, name) => fieldType(current, name, at), type);
+  }
+
+  // ---- grouping --------------------------------------------------------------------------------
+
+  /** A comparable key for an expression: refs by their qualified paths, names compared without case. */
+  private keyOf(expr: ir.Expr | undefined): string {
+    return JSON.stringify(expr, (key, value: unknown) => {
+      if (key === 'at') return undefined;
+      const qualified = value && typeof value === 'object' ? this.qualified.get(value as ir.Expr) : undefined;
+      if (qualified) return { kind: 'ref', path: qualified.map((part) => part.toLowerCase()) };
+      return typeof value === 'string' && key !== 'value' && key !== 'text' ? value.toLowerCase() : value;
+    });
+  }
+
+  /**
+   * In a grouped SELECT every select-list expression must be grouped or aggregated
+   * (`SELECT list expression references column val which is neither grouped nor aggregated`).
+   * Checked only where every table's columns are known, so every path is resolved.
+   */
+  private checkGrouping(select: ir.Select, scope: Scope): void {
+    const items = select.items.filter((item): item is Extract<ir.SelectItem, { kind: 'expr' }> => item.kind === 'expr');
+    const aggregated = items.some((item) => containsAggregate(item.expr)) || (select.having !== undefined && containsAggregate(select.having));
+    if (select.groupBy.length === 0 && !aggregated) return;
+    if (scope.variables.some((variable) => variable.table?.open)) return;
+    const positions = new Set(select.groupBy.flatMap((expr) => (expr.kind === 'position' ? [expr.position] : [])));
+    const keyOf = (expr: ir.Expr | undefined) => this.keyOf(expr);
+    const keys = new Set(select.groupBy.map((expr) => (expr.kind === 'position' ? keyOf(projectionAt(select, expr.position)) : keyOf(expr))));
+    select.items.forEach((item, index) => {
+      if (item.kind !== 'expr' || positions.has(index + 1)) return;
+      const stray = ungroupedRef(item.expr, keys, keyOf, (ref) => this.qualified.get(ref) ?? ref.path);
+      if (stray) {
+        const name = stray.path[stray.path.length - 1] ?? '';
+        throw semanticError(`SELECT list expression references column ${name} which is neither grouped nor aggregated`, stray.at);
+      }
+    });
+  }
+}
+
+// ---- lookup ------------------------------------------------------------------------------------
+
+type Found =
+  | { kind: 'variable'; variable: RangeVariable }
+  | { kind: 'column'; variable: RangeVariable; column: Column }
+  | { kind: 'ambiguous' }
+  | { kind: 'open' }
+  | { kind: 'none' };
+
+/** BigQuery's order: range variables, then columns of the tables, then fields of UNNEST elements; then the enclosing query. */
+function lookup(name: string, scope: Scope): Found {
+  const key = name.toLowerCase();
+  let open = false;
+  for (let level: Scope | undefined = scope; level; level = level.parent) {
+    const variable = level.variables.find((candidate) => candidate.key === key);
+    if (variable) return { kind: 'variable', variable };
+    const columns = level.variables.flatMap((candidate) => {
+      const column = candidate.table ? findColumn(candidate.table.columns, name) : undefined;
+      return column ? [{ variable: candidate, column }] : [];
+    });
+    if (columns.length > 1) return { kind: 'ambiguous' };
+    if (columns[0]) return { kind: 'column', ...columns[0] };
+    if (level.variables.some((candidate) => candidate.table?.open)) open = true;
+    const fields = level.variables.flatMap((candidate) => {
+      const struct = candidate.value ? structOf(candidate.value) : undefined;
+      const column = struct ? findColumn(struct.fields, name) : undefined;
+      return column ? [{ variable: candidate, column }] : [];
+    });
+    if (fields.length > 1) return { kind: 'ambiguous' };
+    if (fields[0]) return { kind: 'column', ...fields[0] };
+    if (level.variables.some((candidate) => candidate.value?.kind === 'unknown')) open = true;
+    // Names the enclosing query may hold are looked up there only when nothing here could hold them.
+    if (open) return { kind: 'open' };
+  }
+  return { kind: 'none' };
+}
+
+function namesInScope(scope: Scope, items: ir.SelectItem[] | undefined): string[] {
+  const names: string[] = [];
+  for (let level: Scope | undefined = scope; level; level = level.parent) {
+    for (const variable of level.variables) {
+      if (variable.printed) names.push(variable.printed);
+      names.push(...(variable.table?.columns ?? []).map((column) => column.name));
+      const struct = variable.value ? structOf(variable.value) : undefined;
+      names.push(...(struct?.fields ?? []).map((field) => field.name));
+    }
+  }
+  for (const item of items ?? []) if (item.kind === 'expr') names.push(item.alias);
+  return names;
+}
+
+function selectAlias(items: ir.SelectItem[], name: string): ir.Expr | undefined {
+  const key = name.toLowerCase();
+  const item = items.find((candidate) => candidate.kind === 'expr' && candidate.aliasWritten && candidate.alias.toLowerCase() === key);
+  return item?.kind === 'expr' ? item.expr : undefined;
+}
+
+/** Make `target` the node `source` is (a ref turned into the expression an alias names). */
+function replaceNode(target: ir.Expr, source: ir.Expr): void {
+  for (const key of Object.keys(target)) delete (target as unknown as Record<string, unknown>)[key];
+  Object.assign(target, source);
+}
+
+// ---- types -------------------------------------------------------------------------------------
+
+/** A repeated record reads as its element: BigQuery refuses `array.field`, the stored shape (compat.md) allows it. */
+function structOf(type: SqlType): Extract<SqlType, { kind: 'struct' }> | undefined {
+  if (type.kind === 'struct') return type;
+  if (type.kind === 'array' && type.element.kind === 'struct') return type.element;
+  return undefined;
+}
+
+function fieldType(type: SqlType, name: string, at: Position | undefined): SqlType {
+  const struct = structOf(type);
+  if (!struct) {
+    if (type.kind === 'unknown' || at === undefined) return UNKNOWN;
+    throw semanticError(`Cannot access field ${name} on a value with type ${describeType(type)}`, at);
+  }
+  const field = findColumn(struct.fields, name);
+  if (field) return type.kind === 'array' ? { kind: 'array', element: field.type } : field.type;
+  if (at === undefined) return UNKNOWN;
+  const suggestion = closestName(name, struct.fields.map((candidate) => candidate.name));
+  throw semanticError(`Field name ${name} does not exist in ${describeType(struct)}${suggestion ? `; Did you mean ${suggestion}?` : ''}`, at);
+}
+
+function elementOf(type: SqlType): SqlType {
+  return type.kind === 'array' ? type.element : UNKNOWN;
+}
+
+function known(current: SqlType, next: SqlType): SqlType {
+  return current.kind === 'unknown' ? next : current;
+}
+
+function typeOfName(type: ir.TypeName): SqlType {
+  if (typeof type === 'string') return scalar(type);
+  if ('array' in type) return { kind: 'array', element: typeOfName(type.array) };
+  return { kind: 'struct', fields: type.struct.map((field, index) => ({ name: field.name ?? `_field_${index + 1}`, type: typeOfName(field.type) })) };
+}
+
+const COMPARISON_OR_LOGIC: ReadonlySet<ir.BinaryOperator> = new Set(['=', '!=', '<', '<=', '>', '>=', 'AND', 'OR']);
+
+function binaryType(op: ir.BinaryOperator, left: SqlType, right: SqlType): SqlType {
+  if (COMPARISON_OR_LOGIC.has(op)) return scalar('BOOL');
+  if (op === '||') return scalar('STRING');
+  if (op === '/') return scalar('FLOAT64');
+  const names = [left, right].map((type) => (type.kind === 'scalar' ? type.name : undefined));
+  if (names.includes('FLOAT64')) return scalar('FLOAT64');
+  if (names[0] === 'INT64' && names[1] === 'INT64') return scalar('INT64');
+  if (op === '+' || op === '-') return names[0] === 'TIMESTAMP' ? scalar('TIMESTAMP') : left.kind === 'scalar' && names[0] !== 'INT64' ? left : UNKNOWN;
+  return UNKNOWN;
+}
+
+const RESULT_TYPES: Partial<Record<string, ir.ScalarTypeName>> = {
+  count: 'INT64', countif: 'INT64', approx_count_distinct: 'INT64', row_number: 'INT64', rank: 'INT64', dense_rank: 'INT64', ntile: 'INT64',
+  length: 'INT64', char_length: 'INT64', character_length: 'INT64', strpos: 'INT64', array_length: 'INT64',
+  unix_seconds: 'INT64', unix_millis: 'INT64', unix_micros: 'INT64', timestamp_diff: 'INT64', datetime_diff: 'INT64', date_diff: 'INT64', div: 'INT64',
+  avg: 'FLOAT64', stddev: 'FLOAT64', stddev_samp: 'FLOAT64', stddev_pop: 'FLOAT64', variance: 'FLOAT64', var_samp: 'FLOAT64', var_pop: 'FLOAT64',
+  percent_rank: 'FLOAT64', cume_dist: 'FLOAT64', safe_divide: 'FLOAT64', sqrt: 'FLOAT64', pow: 'FLOAT64', power: 'FLOAT64', exp: 'FLOAT64', ln: 'FLOAT64', log: 'FLOAT64', log10: 'FLOAT64',
+  string_agg: 'STRING', lower: 'STRING', upper: 'STRING', concat: 'STRING', substr: 'STRING', substring: 'STRING', trim: 'STRING', ltrim: 'STRING', rtrim: 'STRING',
+  replace: 'STRING', reverse: 'STRING', repeat: 'STRING', lpad: 'STRING', rpad: 'STRING', left: 'STRING', right: 'STRING', regexp_extract: 'STRING', regexp_replace: 'STRING',
+  array_to_string: 'STRING', format_timestamp: 'STRING', format_datetime: 'STRING', format_date: 'STRING', json_value: 'STRING', json_extract_scalar: 'STRING',
+  regexp_contains: 'BOOL', starts_with: 'BOOL', ends_with: 'BOOL', logical_and: 'BOOL', logical_or: 'BOOL',
+  current_timestamp: 'TIMESTAMP', timestamp: 'TIMESTAMP', timestamp_trunc: 'TIMESTAMP', timestamp_add: 'TIMESTAMP', timestamp_sub: 'TIMESTAMP',
+  parse_timestamp: 'TIMESTAMP', timestamp_seconds: 'TIMESTAMP', timestamp_millis: 'TIMESTAMP', timestamp_micros: 'TIMESTAMP',
+  current_datetime: 'DATETIME', datetime: 'DATETIME', datetime_trunc: 'DATETIME', datetime_add: 'DATETIME', datetime_sub: 'DATETIME',
+  current_date: 'DATE', date: 'DATE', date_trunc: 'DATE', date_add: 'DATE', date_sub: 'DATE',
+};
+
+/** What a function returns, where its result does not depend on more than its arguments' types. */
+function callType(fn: string, args: SqlType[]): SqlType {
+  const fixed = RESULT_TYPES[fn];
+  if (fixed) return scalar(fixed);
+  switch (fn) {
+    case 'sum':
+      return args[0]?.kind === 'scalar' && args[0].name === 'INT64' ? scalar('INT64') : args[0]?.kind === 'scalar' ? scalar('FLOAT64') : UNKNOWN;
+    case 'min':
+    case 'max':
+    case 'any_value':
+    case 'lag':
+    case 'lead':
+    case 'first_value':
+    case 'last_value':
+    case 'nth_value':
+    case 'abs':
+    case 'coalesce':
+    case 'ifnull':
+    case 'nullif':
+    case 'greatest':
+    case 'least':
+      return args.reduce<SqlType>(known, UNKNOWN);
+    case 'array_agg':
+      return { kind: 'array', element: args[0] ?? UNKNOWN };
+    case 'split':
+      return { kind: 'array', element: scalar('STRING') };
+    case 'generate_array':
+      return { kind: 'array', element: args.some((arg) => arg.kind === 'scalar' && arg.name === 'FLOAT64') ? scalar('FLOAT64') : scalar('INT64') };
+    case 'generate_timestamp_array':
+      return { kind: 'array', element: scalar('TIMESTAMP') };
+    case 'array_concat':
+    case 'array_reverse':
+      return args[0] ?? UNKNOWN;
+    default:
+      return UNKNOWN;
+  }
+}
+
+// ---- grouping helpers --------------------------------------------------------------------------
+
+function containsAggregate(expr: ir.Expr): boolean {
+  if ((expr.kind === 'call' && AGGREGATES.has(expr.fn) && !expr.over) || ((expr.kind === 'quantile' || expr.kind === 'quantiles') && !expr.over)) return true;
+  return childrenOf(expr).some(containsAggregate);
+}
+
+function projectionAt(select: ir.Select, position: number): ir.Expr | undefined {
+  const item = select.items[position - 1];
+  return item?.kind === 'expr' ? item.expr : undefined;
+}
+
+
+/** The first ref of `expr` outside aggregates that is not grouped (nor inside a grouped expression). */
+function ungroupedRef(
+  expr: ir.Expr,
+  keys: ReadonlySet<string>,
+  keyOf: (expr: ir.Expr) => string,
+  pathOf: (ref: Extract<ir.Expr, { kind: 'ref' }>) => string[],
+): Extract<ir.Expr, { kind: 'ref' }> | undefined {
+  if (keys.has(keyOf(expr))) return undefined;
+  if (expr.kind === 'ref') {
+    const path = pathOf(expr);
+    for (let length = path.length - 1; length >= 1; length--) {
+      if (keys.has(keyOf({ kind: 'ref', path: path.slice(0, length).map((part) => part.toLowerCase()) }))) return undefined;
+    }
+    return expr;
+  }
+  if ((expr.kind === 'call' || expr.kind === 'quantile' || expr.kind === 'quantiles') && (expr.over || (expr.kind === 'call' ? AGGREGATES.has(expr.fn) : true))) return undefined;
+  if (expr.kind === 'subquery' || expr.kind === 'array_subquery' || expr.kind === 'exists' || expr.kind === 'in_subquery') return undefined;
+  for (const child of childrenOf(expr)) {
+    const found = ungroupedRef(child, keys, keyOf, pathOf);
+    if (found) return found;
+  }
+  return undefined;
+}
