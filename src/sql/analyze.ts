@@ -23,6 +23,7 @@ import { AppError } from '../errors.ts';
 import { childrenOf } from './analysis.ts';
 import type { Position } from './ast.ts';
 import { type Column, type SqlType, type TableShape, UNKNOWN, closestName, describeType, findColumn, scalar } from './catalog.ts';
+import { lookupFunction } from './functions.ts';
 import type * as ir from './ir.ts';
 
 export interface AnalyzeOptions {
@@ -51,6 +52,10 @@ interface RangeVariable {
 interface Scope {
   variables: RangeVariable[];
   parent?: Scope;
+  /** Columns named in JOIN … USING: one column, however many tables have it. */
+  using?: Set<string>;
+  /** The SELECT list a subquery of GROUP BY / HAVING / ORDER BY may name by alias (correlation). */
+  aliases?: ir.SelectItem[];
 }
 
 type CteShapes = Map<string, TableShape>;
@@ -59,10 +64,7 @@ export function analyze(query: ir.Query, options: AnalyzeOptions = {}): TableSha
   return new Analyzer(options).query(query, new Map(options.outerCtes ?? []), undefined);
 }
 
-const AGGREGATES: ReadonlySet<string> = new Set([
-  'count', 'countif', 'sum', 'avg', 'min', 'max', 'any_value', 'array_agg', 'string_agg', 'approx_count_distinct',
-  'logical_and', 'logical_or', 'stddev', 'stddev_samp', 'stddev_pop', 'variance', 'var_samp', 'var_pop',
-]);
+const isAggregate = (fn: string) => lookupFunction(fn)?.spec.kind === 'aggregate';
 
 class Analyzer {
   /** Each resolved ref's path from its range variable, also where the tree keeps it as written (grouping compares these). */
@@ -132,6 +134,7 @@ class Analyzer {
       }
       this.relation(step.relation, scope, ctes);
       if (step.on) this.resolve(step.on, scope, ctes);
+      for (const name of step.using ?? []) (scope.using ??= new Set()).add(name.toLowerCase());
     }
   }
 
@@ -206,6 +209,7 @@ class Analyzer {
    */
   private resolve(expr: ir.Expr, scope: Scope, ctes: CteShapes, items?: ir.SelectItem[]): SqlType {
     const recurse = (child: ir.Expr) => this.resolve(child, scope, ctes, items);
+    const inner: Scope = items ? { ...scope, aliases: items } : scope;
     switch (expr.kind) {
       case 'ref':
         return this.ref(expr, scope, items);
@@ -253,15 +257,15 @@ class Analyzer {
         return scalar('BOOL');
       case 'in_subquery':
         recurse(expr.expr);
-        this.query(expr.query, ctes, scope);
+        this.query(expr.query, ctes, inner);
         return scalar('BOOL');
       case 'exists':
-        this.query(expr.query, ctes, scope);
+        this.query(expr.query, ctes, inner);
         return scalar('BOOL');
       case 'subquery':
-        return this.query(expr.query, ctes, scope).columns[0]?.type ?? UNKNOWN;
+        return this.query(expr.query, ctes, inner).columns[0]?.type ?? UNKNOWN;
       case 'array_subquery': {
-        const element = this.query(expr.query, ctes, scope).columns[0]?.type ?? UNKNOWN;
+        const element = this.query(expr.query, ctes, inner).columns[0]?.type ?? UNKNOWN;
         return { kind: 'array', element };
       }
       case 'case': {
@@ -361,6 +365,10 @@ class Analyzer {
     }
     if (found.kind === 'ambiguous') throw semanticError(`Column name ${head} is ambiguous`, expr.at);
     if (found.kind === 'open') return UNKNOWN;
+    // An enclosing clause's alias, read from a subquery: left for the engine, which correlates it.
+    for (let level: Scope | undefined = scope; level; level = level.parent) {
+      if (level.aliases && selectAlias(level.aliases, head)) return UNKNOWN;
+    }
     const suggestion = closestName(head, namesInScope(scope, items));
     throw semanticError(`Unrecognized name: ${head}${suggestion ? `; Did you mean ${suggestion}?` : ''}`, expr.at);
   }
@@ -426,7 +434,7 @@ function lookup(name: string, scope: Scope): Found {
       const column = candidate.table ? findColumn(candidate.table.columns, name) : undefined;
       return column ? [{ variable: candidate, column }] : [];
     });
-    if (columns.length > 1) return { kind: 'ambiguous' };
+    if (columns.length > 1 && !level.using?.has(key)) return { kind: 'ambiguous' };
     if (columns[0]) return { kind: 'column', ...columns[0] };
     if (level.variables.some((candidate) => candidate.table?.open)) open = true;
     const fields = level.variables.flatMap((candidate) => {
@@ -575,7 +583,7 @@ function callType(fn: string, args: SqlType[]): SqlType {
 // ---- grouping helpers --------------------------------------------------------------------------
 
 function containsAggregate(expr: ir.Expr): boolean {
-  if ((expr.kind === 'call' && AGGREGATES.has(expr.fn) && !expr.over) || ((expr.kind === 'quantile' || expr.kind === 'quantiles') && !expr.over)) return true;
+  if ((expr.kind === 'call' && isAggregate(expr.fn) && !expr.over) || ((expr.kind === 'quantile' || expr.kind === 'quantiles') && !expr.over)) return true;
   return childrenOf(expr).some(containsAggregate);
 }
 
@@ -600,7 +608,7 @@ function ungroupedRef(
     }
     return expr;
   }
-  if ((expr.kind === 'call' || expr.kind === 'quantile' || expr.kind === 'quantiles') && (expr.over || (expr.kind === 'call' ? AGGREGATES.has(expr.fn) : true))) return undefined;
+  if ((expr.kind === 'call' || expr.kind === 'quantile' || expr.kind === 'quantiles') && (expr.over || (expr.kind === 'call' ? isAggregate(expr.fn) : true))) return undefined;
   if (expr.kind === 'subquery' || expr.kind === 'array_subquery' || expr.kind === 'exists' || expr.kind === 'in_subquery') return undefined;
   for (const child of childrenOf(expr)) {
     const found = ungroupedRef(child, keys, keyOf, pathOf);

@@ -81,13 +81,14 @@ export function findColumn(columns: readonly Column[], name: string): Column | u
   return columns.find((column) => column.name.toLowerCase() === lower);
 }
 
-/** The closest of `candidates` to `name` (edit distance at most a third of its length), for "Did you mean". */
+/** The closest of `candidates` to `name` (at most two edits, and a third of its length), for "Did you mean". */
 export function closestName(name: string, candidates: Iterable<string>): string | undefined {
   const lower = name.toLowerCase();
   let best: { candidate: string; distance: number } | undefined;
   for (const candidate of candidates) {
     const distance = editDistance(lower, candidate.toLowerCase());
-    if (distance > 0 && distance <= Math.max(1, Math.floor(name.length / 3)) && (!best || distance < best.distance)) best = { candidate, distance };
+    const allowed = Math.min(2, Math.max(1, Math.floor(name.length / 3)));
+    if (distance > 0 && distance <= allowed && (!best || distance < best.distance)) best = { candidate, distance };
   }
   return best?.candidate;
 }
