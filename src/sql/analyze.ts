@@ -47,6 +47,8 @@ interface RangeVariable {
   /** A table's row (columns by name) or a value (an UNNEST element). */
   table?: TableShape;
   value?: SqlType;
+  /** An UNNEST written without an alias: its struct fields are read as columns, never through its (made-up) name. */
+  anonymous?: boolean;
 }
 
 interface Scope {
@@ -127,7 +129,7 @@ class Analyzer {
     for (const step of from.steps) {
       if (step.kind === 'unnest') {
         const type = this.resolve(step.array, scope, ctes);
-        step.alias = this.addValue(scope, step.alias, elementOf(type));
+        step.alias = this.addValue(scope, step.alias, elementOf(type), step.anonymous === true);
         if (step.offsetAlias) scope.variables.push({ key: step.offsetAlias.toLowerCase(), printed: step.offsetAlias, value: scalar('INT64') });
         if (step.condition) this.resolve(step.condition, scope, ctes);
         continue;
@@ -159,7 +161,7 @@ class Analyzer {
       }
       case 'unnest': {
         const type = this.resolve(relation.array, scope, ctes);
-        relation.alias = this.addValue(scope, relation.alias, elementOf(type));
+        relation.alias = this.addValue(scope, relation.alias, elementOf(type), relation.anonymous === true);
         if (relation.offsetAlias) scope.variables.push({ key: relation.offsetAlias.toLowerCase(), printed: relation.offsetAlias, value: scalar('INT64') });
       }
     }
@@ -170,7 +172,11 @@ class Analyzer {
    * it, but an engine that keeps both side by side would not know which one a name means: the
    * alias is renamed (every use of it is resolved here, so all of them follow).
    */
-  private addValue(scope: Scope, alias: string, type: SqlType): string {
+  private addValue(scope: Scope, alias: string, type: SqlType, anonymous: boolean): string {
+    if (anonymous) {
+      scope.variables.push({ key: '', printed: alias, value: type, anonymous });
+      return alias;
+    }
     const key = alias.toLowerCase();
     const clashes = (name: string) =>
       scope.variables.some((variable) => variable.key === name.toLowerCase() || (variable.table && findColumn(variable.table.columns, name)));
@@ -353,7 +359,7 @@ class Analyzer {
     }
     if (found.kind === 'column') {
       // A field of an UNNEST element read without its alias: the alias is made explicit.
-      if (found.variable.value) expr.path = [found.variable.printed, ...expr.path];
+      if (found.variable.value && !found.variable.anonymous) expr.path = [found.variable.printed, ...expr.path];
       this.qualified.set(expr, [found.variable.printed, found.column.name, ...fields]);
       return this.fields(found.column.type, fields, expr.at);
     }
