@@ -12,6 +12,7 @@ import { SawmillMetrics } from './monitoring.ts';
 import { buildApp } from './http/app.ts';
 import type { Services } from './http/services.ts';
 import { Journal } from './pipeline/journal.ts';
+import { SpareSegment } from './pipeline/spare-segment.ts';
 import { ReadAfterWrite } from './pipeline/read-after-write.ts';
 import { EventWriter } from './pipeline/writer.ts';
 import { provisionSupabase } from './provision/supabase.ts';
@@ -52,13 +53,16 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const catalog = config.catalogUrl
     ? await PostgresCatalog.open({ url: config.catalogUrl, onError: (error) => console.error('catalog:', error) })
     : await FileCatalog.open(config.dataDir);
+  // The journal's prepared file is room a full disk gives back before anything else starts.
+  const journalDir = join(config.dataDir, 'journal');
+  await SpareSegment.discardLeftover(journalDir);
   const { warehouse: storage, dialect }: { warehouse: Warehouse; dialect: SqlDialect } =
     config.warehouse === 'clickhouse' ? await openClickHouse(config) : await openDuckDb(config);
   let ready = false;
   // Where the warehouse can record how far a journal has been folded in (DuckDB), requests are
   // acknowledged from the journal; elsewhere (ClickHouse) from the warehouse commit.
   const opened = storage.committedPosition
-    ? await Journal.open(join(config.dataDir, 'journal'), await storage.committedPosition(), {
+    ? await Journal.open(journalDir, await storage.committedPosition(), {
         onDamage: (damage) => console.error(`journal ${damage.file} was damaged at byte ${damage.offset}; cut there, original kept as ${damage.savedAs}`),
       })
     : undefined;
@@ -84,7 +88,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
   });
   const metrics = new SawmillMetrics({ writer, endpoints, storage, dataDir: config.dataDir, maxQueuedEvents: config.maxQueuedEvents });
   const keys = new KeyRing(catalog, { privateKey: await privateKeyFor(config, (message) => console.log(message)), ingestKey: config.ingestKey });
-  const services: Services = { catalog, keys, warehouse, writer, endpoints, dialect, dataDir: config.dataDir, metrics, limits: { maxBodyBytes: config.maxBodyBytes, request: requestLimits(config.maxBodyBytes, config.maxEventsPerRequest) }, sourceDefaults: { retentionDays: config.defaultRetentionDays }, isReady: () => ready };
+  const services: Services = { catalog, keys, warehouse, writer, endpoints, dialect, dataDir: config.dataDir, metrics, limits: { maxBodyBytes: config.maxBodyBytes, request: requestLimits(config.maxBodyBytes, config.maxEventsPerRequest) }, sourceDefaults: { retentionDays: config.defaultRetentionDays }, isReady: () => ready,
+    problems: () => [...writer.problems(), ...(storage.problem?.() ? [storage.problem()!] : [])],
+  };
   const app: FastifyInstance = await buildApp(services, {
     logLevel: config.logLevel,
     headersTimeoutMs: config.headersTimeoutMs,
@@ -97,6 +103,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   if (opened) {
     writer.recover(opened.unfolded);
     await writer.flush();
+    // On a full disk the service starts anyway: queries answer, and the folds are tried again.
+    for (const problem of writer.problems()) console.error(`starting degraded: ${problem}`);
   }
   const provision = () => provisionSupabase(DEFAULT_OWNER_ID, catalog, warehouse, endpoints, { retentionDays: config.defaultRetentionDays });
   if (catalog instanceof PostgresCatalog) {

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
 import { AppError } from '../errors.ts';
+import { diskFull, isDiskFull } from '../storage/disk.ts';
 
 /**
  * Every reply is JSON, errors included, because Logflare clients parse every body.
@@ -28,6 +29,7 @@ function toAppError(error: FastifyError | Error): AppError {
   if (error instanceof ZodError) return validationError(error);
   const known = 'code' in error && typeof error.code === 'string' ? FASTIFY_CODES[error.code] : undefined;
   if (known) return new AppError(known.status, known.code, error.message);
+  if (isDiskFull(error)) return diskFull('the change was not saved');
   if (error instanceof SyntaxError) return new AppError(400, 'invalid_json', `body is not valid JSON: ${error.message}`);
   const status = (error as FastifyError).statusCode;
   if (status && status >= 400 && status < 500) return new AppError(status, 'bad_request', error.message);

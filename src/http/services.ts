@@ -25,4 +25,6 @@ export interface Services {
   sourceDefaults: { retentionDays: number | null };
   /** False until the service accepts traffic and again once it is shutting down. */
   isReady: () => boolean;
+  /** What keeps the service from storing events now (a full disk, say), for /health; empty when nothing. */
+  problems: () => string[];
 }

@@ -2,6 +2,7 @@ import { copyFile, mkdir, open, readdir, readFile, rename, rm, truncate, writeFi
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { rowsOfStaged } from '../warehouse/staged-rows.ts';
+import { writeAll } from '../storage/disk.ts';
 import { SpareSegment } from './spare-segment.ts';
 import type { LogRow, StagedRows } from '../warehouse/types.ts';
 
@@ -55,6 +56,8 @@ export class Journal {
   private pending: Array<{ frame: Buffer[]; seq: number; done: (error?: Error) => void }> = [];
   private flushing: Promise<void> | undefined;
   private readonly spare: SpareSegment;
+  /** A failed group could not be cut off the active file: it must be before anything else is written there. */
+  private tornTail = false;
 
   private constructor(
     private readonly dir: string,
@@ -150,31 +153,44 @@ export class Journal {
     this.flushing = undefined;
   }
 
+  /**
+   * Every byte of a group is written and synced before any of it is acknowledged. A group that
+   * fails (a full disk, say) is cut off again, so nothing follows a torn frame: the reader stops at
+   * the first bad frame and would drop the acknowledged groups behind it.
+   */
   private async writeGroup(frames: Buffer[], firstSeq: number, lastSeq: number): Promise<void> {
     if (!this.handle || this.activeSize >= this.segmentBytes) await this.startSegment(firstSeq);
     const handle = this.handle!;
     const sizeBefore = this.activeSize;
+    if (this.tornTail) {
+      await handle.truncate(sizeBefore);
+      this.tornTail = false;
+    }
     try {
-      const bytes = frames.reduce((sum, frame) => sum + frame.length, 0);
-      await handle.writev(frames, sizeBefore);
+      await writeAll(handle, frames, sizeBefore);
       await handle.datasync();
-      this.activeSize += bytes;
-      this.active!.lastSeq = lastSeq;
-      // Only a busy journal gets its next file ready: an idle one never writes a file of zeros.
-      if (this.activeSize >= this.segmentBytes / 4) this.spare.prepare();
     } catch (error) {
-      // Never leave half a group behind a later, acknowledged one.
-      await handle.truncate(sizeBefore).catch(() => undefined);
+      this.tornTail = true;
+      await handle.truncate(sizeBefore).then(() => (this.tornTail = false), () => undefined);
+      // The prepared next file is the largest thing the journal can give back to a full disk.
+      await this.spare.discard();
       throw error;
     }
+    this.activeSize += frames.reduce((sum, frame) => sum + frame.length, 0);
+    this.active!.lastSeq = lastSeq;
+    // Only a busy journal gets its next file ready: an idle one never writes a file of zeros.
+    if (this.activeSize >= this.segmentBytes / 4) this.spare.prepare();
   }
 
   private async startSegment(firstSeq: number): Promise<void> {
     if (this.handle) {
       // The unused zeros go; if this does not reach the disk, a zero tail reads as the end anyway.
-      await this.handle.truncate(this.activeSize).catch(() => undefined);
-      await this.handle.close();
+      const full = this.handle;
+      this.handle = undefined;
+      await full.truncate(this.activeSize).catch(() => undefined);
+      await full.close();
       this.sealed.push(this.active!);
+      this.tornTail = false;
     }
     const path = join(this.dir, `${String(firstSeq).padStart(16, '0')}${SEGMENT_SUFFIX}`);
     const spare = this.spare.take();

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../errors.ts';
+import { diskFull, isDiskFull } from '../storage/disk.ts';
 import { planRows } from '../warehouse/schema.ts';
 import { rowsOfStaged } from '../warehouse/staged-rows.ts';
 import type { AppendBatch, LogRow, StagedRows, Warehouse } from '../warehouse/types.ts';
@@ -38,6 +39,8 @@ export const DEFAULT_MAX_FIELDS_PER_SOURCE = 1000;
 const FOLD_AT_ONCE_EVENTS = 10_000;
 /** Tries of a journal record the warehouse refuses on its own before it is set aside. */
 const FOLD_ATTEMPTS = 3;
+/** Folds that failed for a passing reason (a full disk) are tried again after this, doubling up to the most. */
+const STALLED_RETRY_MS = { first: 250, most: 5_000 };
 
 /** 429 with Retry-After, which Vector and the Logflare clients retry. */
 export const queueFull = () => new AppError(429, 'queue_full', 'ingest queue is full, retry shortly', { retryAfterSeconds: 1 });
@@ -73,6 +76,10 @@ export class EventWriter {
   private readonly maxEventsPerCommit: number;
   private readonly maxFieldsPerSource: number;
   private readonly journal: Journal | undefined;
+  /** Folds fail for a reason that passes (a full disk, the warehouse reopening): they are tried again later. */
+  private stalled: { error: AppError; retries: number } | undefined;
+  /** The last journal write failed: requests are refused until one succeeds. */
+  private journalFailure: string | undefined;
   /**
    * A backlog this large (FOLD_AT_ONCE_EVENTS, at most half the queue and a full fold) is folded at
    * once: waiting for company would only let the queue fill. Off (Infinity) for a queue of one event.
@@ -97,6 +104,14 @@ export class EventWriter {
 
   get backlog(): number {
     return this.queuedEvents;
+  }
+
+  /** What keeps events from being stored or folded now, in words for an operator; empty when all is well. */
+  problems(): string[] {
+    return [
+      ...(this.journalFailure ? [`acknowledging is failing: the journal could not be written (${this.journalFailure})`] : []),
+      ...(this.stalled ? [`acknowledged events wait in the journal: folding them into the warehouse failed (${this.stalled.error.message})`] : []),
+    ];
   }
 
   /** The queue is full: a request can be refused before its body is even read. */
@@ -129,9 +144,11 @@ export class EventWriter {
       seq = await journal.append(sourceId, staged ?? rows);
     } catch (error) {
       this.queuedEvents -= recordEvents({ rows, staged });
+      this.journalFailure = error instanceof Error ? error.message : String(error);
       this.options.onCommitError?.(error, [sourceId]);
-      throw writeFailed();
+      throw isDiskFull(error) ? diskFull('these events were not stored') : writeFailed();
     }
+    this.journalFailure = undefined;
     this.acknowledgedSeq = Math.max(this.acknowledgedSeq, seq);
     const acknowledgedAt = performance.now();
     this.enqueue(staged ? { seq, sourceId, rows, staged, settle: acknowledged, acknowledgedAt } : { seq, sourceId, rows, settle: acknowledged, acknowledgedAt });
@@ -163,10 +180,11 @@ export class EventWriter {
   /**
    * Resolves once every event acknowledged before the call can be read from the warehouse, so a
    * query sees what its caller was told is stored. Folds at once rather than waiting for company.
+   * While folds are failing (a full disk) it does not wait: readers get what is folded, at once.
    */
   visible(): Promise<void> {
     const seq = this.acknowledgedSeq;
-    if (this.foldedSeq >= seq) return Promise.resolve();
+    if (this.foldedSeq >= seq || this.stalled) return Promise.resolve();
     return new Promise((resolve) => {
       this.visibilityWaiters.push({ seq, resolve });
       if (this.timer && !this.writing) {
@@ -177,11 +195,17 @@ export class EventWriter {
     });
   }
 
-  /** Commit everything queued; used on shutdown and after recovery. */
+  /**
+   * Commit everything queued; used on shutdown and after recovery. While folds are failing it
+   * tries once and returns: the events are safe in the journal and are folded later.
+   */
   async flush(): Promise<void> {
+    let tried = false;
     while (this.queue.length > 0 || this.writing) {
+      if (this.stalled && tried && !this.writing) return;
       if (this.timer) clearTimeout(this.timer);
       this.timer = undefined;
+      tried ||= !this.writing;
       await (this.writing ?? this.startCommit());
     }
   }
@@ -196,6 +220,14 @@ export class EventWriter {
 
   private schedule(): void {
     if (this.writing) return;
+    if (this.stalled) {
+      const delay = Math.min(STALLED_RETRY_MS.first * 2 ** (this.stalled.retries - 1), STALLED_RETRY_MS.most);
+      this.timer ??= setTimeout(() => {
+        this.timer = undefined;
+        void this.startCommit();
+      }, delay);
+      return;
+    }
     if (this.queuedEvents >= this.foldAtOnce) {
       clearTimeout(this.timer);
       this.timer = undefined;
@@ -241,10 +273,17 @@ export class EventWriter {
       this.options.onFolded?.(taken.reduce((sum, pending) => sum + recordEvents(pending), 0), (performance.now() - started) / 1000);
       this.committed(taken, batches);
     } catch (error) {
+      if (this.journal && passing(error)) return this.stall(taken, passing(error)!);
       // One request's failure must not fail the requests that shared its commit (the commit was
       // rolled back, so nothing is stored twice): retry each on its own.
       if (!this.journal && taken.length === 1) return this.fail(taken[0]!, error);
-      for (const pending of taken) await (this.journal ? this.foldAlone(pending) : this.commitAlone(pending));
+      for (const [index, pending] of taken.entries()) {
+        if (!this.journal) await this.commitAlone(pending);
+        else {
+          const stalledBy = await this.foldAlone(pending);
+          if (stalledBy) return this.stall(taken.slice(index), stalledBy);
+        }
+      }
     } finally {
       for (const pending of taken) this.queuedEvents -= recordEvents(pending);
     }
@@ -262,24 +301,36 @@ export class EventWriter {
 
   /**
    * A journaled record was acknowledged, so it is never dropped: one the warehouse refuses for its
-   * content is tried a few times, then written aside as a file for the operator; one refused for
-   * want of memory or disk (or that cannot be written aside) is tried until it goes somewhere.
+   * content is tried a few times, then written aside as a file for the operator. One refused for a
+   * reason that passes (a full disk), or that cannot be written aside, stays in the journal: the
+   * error is returned and the fold is tried again later.
    */
-  private async foldAlone(pending: Pending): Promise<void> {
+  private async foldAlone(pending: Pending): Promise<AppError | undefined> {
     for (let attempt = 1; ; attempt++) {
       try {
         const batch = this.batch(pending.sourceId, [pending]);
         await this.warehouse.append([batch], pending.seq);
-        return this.committed([pending], [batch]);
+        this.committed([pending], [batch]);
+        return undefined;
       } catch (error) {
         // The source was deleted after these events were acknowledged: they went with it.
-        if (error instanceof AppError && error.status === 404) return this.advance(pending.seq);
+        if (error instanceof AppError && error.status === 404) return void this.advance(pending.seq);
         this.options.onCommitError?.(error, [pending.sourceId]);
-        const passing = error instanceof AppError && error.status === 503; // memory or disk: wait it out
-        if (!passing && attempt >= FOLD_ATTEMPTS && (await this.setAside(pending, error))) return;
-        await sleep(Math.min(100 * 10 ** (attempt - 1), 5_000));
+        if (passing(error)) return passing(error);
+        if (attempt >= FOLD_ATTEMPTS) {
+          return (await this.setAside(pending, error)) ? undefined : new AppError(503, 'set_aside_failed', 'refused events could not be written aside');
+        }
+        await sleep(100 * 10 ** (attempt - 1));
       }
     }
+  }
+
+  /** Puts records back at the head of the queue, to be folded once the warehouse takes them again. */
+  private stall(items: Pending[], error: AppError): void {
+    this.queue.unshift(...items);
+    for (const pending of items) this.queuedEvents += recordEvents(pending);
+    this.stalled = { error, retries: (this.stalled?.retries ?? 0) + 1 };
+    for (const waiter of this.visibilityWaiters.splice(0)) waiter.resolve();
   }
 
   private async setAside(pending: Pending, error: unknown): Promise<boolean> {
@@ -294,6 +345,7 @@ export class EventWriter {
   }
 
   private committed(items: Pending[], batches: AppendBatch[]): void {
+    this.stalled = undefined;
     const now = performance.now();
     for (const pending of items) {
       pending.settle();
@@ -333,6 +385,11 @@ export class EventWriter {
     const staged = items.flatMap((pending) => (pending.staged ? [pending.staged] : []));
     return { sourceId, rows: planned.rows, schema: planned.schema, ...(staged.length > 0 ? { staged } : {}) };
   }
+}
+
+/** The warehouse refused for a reason that passes (it says 503: memory, a full disk, reopening). */
+function passing(error: unknown): AppError | undefined {
+  return error instanceof AppError && error.status === 503 ? error : undefined;
 }
 
 function asAppError(error: unknown): AppError {

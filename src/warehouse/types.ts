@@ -134,5 +134,7 @@ export interface Warehouse {
   queryJson(sql: string, params: Record<string, string | null>, options: QueryOptions): Promise<string>;
   /** The SQL relation name that holds a source's events, for the translator. */
   relation(sourceId: string): string;
+  /** Why the warehouse cannot store or read right now (a full disk, an engine reopening), if it cannot. */
+  problem?(): string | undefined;
   close(): Promise<void>;
 }

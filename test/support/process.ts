@@ -12,9 +12,15 @@ export interface ServerProcess {
 
 /**
  * `npm start` as a separate process: the real entry point, signals and all. `args` replaces the
- * entry point, for starting it another way (`bin/sawmill.cjs serve`).
+ * entry point, for starting it another way (`bin/sawmill.cjs serve`). It counts as started once
+ * /health answers 2xx, or any status `started` accepts (a degraded start answers 503).
  */
-export async function spawnServer(env: Record<string, string>, port: number, args = ['--import', 'tsx', MAIN]): Promise<ServerProcess> {
+export async function spawnServer(
+  env: Record<string, string>,
+  port: number,
+  args = ['--import', 'tsx', MAIN],
+  started = (status: number) => status < 300,
+): Promise<ServerProcess> {
   const child = spawn(process.execPath, args, {
     env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), SAWMILL_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -23,10 +29,10 @@ export async function spawnServer(env: Record<string, string>, port: number, arg
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 90_000; // a loaded 2-core machine takes its time to compile and start
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${output}`);
-    const healthy = await fetch(`${url}/health`).then((reply) => reply.ok, () => false);
+    const healthy = await fetch(`${url}/health`).then((reply) => started(reply.status), () => false);
     if (healthy) return { child, url, output: () => output };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -2,6 +2,7 @@ import { copyFile, mkdir, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { AppError } from '../../errors.ts';
+import { diskFull, isDiskFull } from '../../storage/disk.ts';
 import { sameType } from '../schema.ts';
 import type { AppendBatch, LogRow, NestedReads, QueryOptions, RecordFields, ResultRow, StagedRows, Warehouse } from '../types.ts';
 import {
@@ -52,6 +53,8 @@ const RETENTION_INTERVAL_MS = 5 * 60_000;
  */
 const CHECKPOINT_THRESHOLD = '128MB';
 const IDLE_CHECKPOINT_MS = 2_000;
+/** How often a warehouse DuckDB gave up on (a full disk, say) tries to open its file again. */
+const REOPEN_INTERVAL_MS = 1_000;
 
 /** DuckDB settings that shape query plans: anything running the server's SQL elsewhere (the bench) uses them too. */
 export const QUERY_SETTINGS = {
@@ -74,38 +77,80 @@ export class DuckDbWarehouse implements Warehouse {
   private readers = new ReaderPool([], 0);
   /** Bumped when a source's usable promotions change (translationEpoch). */
   private promotionEpoch = 0;
+  private instance!: DuckDBInstance;
+  private writer!: DuckDBConnection;
+  /** The journal position the file holds, so a fold that did commit is not stored twice when retried. */
+  private position = 0;
+  /**
+   * Set when DuckDB invalidated the database (a checkpoint failed on a full disk): nothing works on
+   * that instance any more, so the file is opened again, at most every REOPEN_INTERVAL_MS.
+   */
+  private invalidated: { reason: string; triedAt: number } | undefined;
 
   private constructor(
-    private readonly instance: DuckDBInstance,
-    private readonly writer: DuckDBConnection,
     private readonly options: Required<DuckDbOptions>,
+    private readonly hooks: { onWalRepaired?: (repair: WalRepair) => void },
   ) {}
 
   /** `onWalRepaired` hears of a damaged write-ahead log tail that had to be cut to open the file (see recovery.ts). */
   static async open(options: DuckDbOptions, hooks: { onWalRepaired?: (repair: WalRepair) => void } = {}): Promise<DuckDbWarehouse> {
     const settings = { alterInPlaceMaxRows: 100_000, readConnections: 4, maxQueuedQueries: 64, ...options };
     await mkdir(settings.stagingDir, { recursive: true });
+    const warehouse = new DuckDbWarehouse(settings, hooks);
+    await warehouse.connect();
+    warehouse.retentionTimer = setInterval(() => void warehouse.enforceRetention().catch(() => undefined), RETENTION_INTERVAL_MS);
+    warehouse.retentionTimer.unref();
+    return warehouse;
+  }
+
+  /** Opens the file and learns its layouts; works on a full disk, where nothing here needs to write. */
+  private async connect(): Promise<void> {
     const instanceOptions = {
-      memory_limit: settings.memoryLimit,
+      memory_limit: this.options.memoryLimit,
       storage_compatibility_version: 'v1.5.0',
       autoinstall_known_extensions: 'false',
       autoload_known_extensions: 'false',
       ...QUERY_SETTINGS,
       checkpoint_threshold: CHECKPOINT_THRESHOLD,
     };
-    const instance = await openRepairingWal(settings.path, instanceOptions, hooks.onWalRepaired);
-    const writer = await instance.connect();
-    await lockDown(writer, settings.stagingDir);
-    await writer.run(`CREATE TABLE IF NOT EXISTS ${POSITION_TABLE} AS SELECT 0::BIGINT AS folded`);
-    await writer.run(`CREATE TABLE IF NOT EXISTS ${PROMOTIONS_TABLE} (view VARCHAR, kind VARCHAR, path VARCHAR)`);
-    const warehouse = new DuckDbWarehouse(instance, writer, settings);
+    this.instance = await openRepairingWal(this.options.path, instanceOptions, this.hooks.onWalRepaired);
+    this.writer = await this.instance.connect();
+    await lockDown(this.writer, this.options.stagingDir);
+    await this.writer.run(`CREATE TABLE IF NOT EXISTS ${POSITION_TABLE} AS SELECT 0::BIGINT AS folded`);
+    await this.writer.run(`CREATE TABLE IF NOT EXISTS ${PROMOTIONS_TABLE} (view VARCHAR, kind VARCHAR, path VARCHAR)`);
+    this.layouts.clear();
+    this.retention.clear();
+    await this.discover();
+    const folded = await this.writer.runAndReadAll(`SELECT max(folded) FROM ${POSITION_TABLE}`);
+    this.position = Number(folded.getRows()[0]?.[0] ?? 0);
     const readers: Reader[] = [];
-    for (let i = 0; i < settings.readConnections; i++) readers.push(new Reader(await instance.connect()));
-    warehouse.readers = new ReaderPool(readers, settings.maxQueuedQueries);
-    await warehouse.discover();
-    warehouse.retentionTimer = setInterval(() => void warehouse.enforceRetention().catch(() => undefined), RETENTION_INTERVAL_MS);
-    warehouse.retentionTimer.unref();
-    return warehouse;
+    for (let i = 0; i < this.options.readConnections; i++) readers.push(new Reader(await this.instance.connect()));
+    this.readers = new ReaderPool(readers, this.options.maxQueuedQueries);
+  }
+
+  /**
+   * Opens the file again if DuckDB gave up on it; throws 503 while that does not work. Queries
+   * running on the old instance fail, and their readers are closed as they come back.
+   */
+  private async reopenIfInvalidated(): Promise<void> {
+    const invalidated = this.invalidated;
+    if (!invalidated) return;
+    if (Date.now() - invalidated.triedAt < REOPEN_INTERVAL_MS) throw unavailable(invalidated.reason);
+    invalidated.triedAt = Date.now();
+    for (const reader of this.readers.takeIdle()) closeQuietly(() => reader.close());
+    closeQuietly(() => this.writer.closeSync());
+    closeQuietly(() => this.instance.closeSync());
+    try {
+      await this.connect();
+      this.invalidated = undefined;
+    } catch (error) {
+      invalidated.reason = duckdbMessage(error);
+      throw unavailable(invalidated.reason);
+    }
+  }
+
+  problem(): string | undefined {
+    return this.invalidated && `the DuckDB file is being reopened: ${this.invalidated.reason}`;
   }
 
   setRetention(sourceId: string, days: number | null): Promise<void> {
@@ -182,8 +227,7 @@ export class DuckDbWarehouse implements Warehouse {
   }
 
   async committedPosition(): Promise<number> {
-    const result = await this.exclusive(() => this.writer.runAndReadAll(`SELECT max(folded) FROM ${POSITION_TABLE}`));
-    return Number(result.getRows()[0]?.[0] ?? 0);
+    return this.exclusive(async () => this.position);
   }
 
   /**
@@ -223,6 +267,8 @@ export class DuckDbWarehouse implements Warehouse {
 
   append(batches: ReadonlyArray<AppendBatch>, position?: number): Promise<void> {
     return this.exclusive(async () => {
+      // DuckDB can report a commit as failed that is durable (its automatic checkpoint failed after it).
+      if (position !== undefined && position <= this.position) return;
       const staged: string[] = [];
       const planned: SourceLayout[] = [];
       try {
@@ -241,13 +287,13 @@ export class DuckDbWarehouse implements Warehouse {
         }
         if (position !== undefined) await this.writer.run(`UPDATE ${POSITION_TABLE} SET folded = greatest(folded, ${Math.floor(position)})`);
         await this.writer.run('COMMIT');
+        if (position !== undefined) this.position = Math.max(this.position, position);
         for (const layout of planned) this.replaceLayout(layout);
         this.checkpointWhenIdle();
       } catch (error) {
         await this.writer.run('ROLLBACK').catch(() => undefined);
         // Memory taken by queries or a full disk pass; the pipeline retries these rather than giving up.
-        if (/^(Out of Memory|IO) Error/.test(duckdbMessage(error))) throw new AppError(503, 'storage_busy', duckdbMessage(error));
-        throw error;
+        throw passingFailure(error) ?? error;
       } finally {
         await Promise.all(staged.map((file) => rm(file, { force: true })));
       }
@@ -270,7 +316,9 @@ export class DuckDbWarehouse implements Warehouse {
    */
   private async withReader<T>(options: QueryOptions, read: (run: ReadUntil) => Promise<T>): Promise<T> {
     const timeout = () => new AppError(504, 'query_timeout', `query cancelled after ${options.timeoutMs} ms`);
-    const turn = this.readers.acquire();
+    if (this.invalidated) await this.exclusive(async () => undefined); // reopens, or answers 503 at once
+    const pool = this.readers;
+    const turn = pool.acquire();
     let timedOut = false;
     let running: Reader | undefined;
     let expire: (error: AppError) => void = () => undefined;
@@ -282,7 +330,7 @@ export class DuckDbWarehouse implements Warehouse {
         expire(timeout());
       } else {
         turn.cancel();
-        expire(queriesBusy(options.timeoutMs, this.readers));
+        expire(queriesBusy(options.timeoutMs, pool));
       }
     }, options.timeoutMs);
     const run = (async () => {
@@ -293,9 +341,12 @@ export class DuckDbWarehouse implements Warehouse {
         return await read((text, maxRows, values) => reader.streamAndReadUntil(text, maxRows, values));
       } catch (error) {
         if (timedOut) throw timeout();
-        throw new AppError(400, 'query_failed', duckdbMessage(error));
+        this.noticeInvalidation(error);
+        throw passingFailure(error) ?? new AppError(400, 'query_failed', duckdbMessage(error));
       } finally {
-        this.readers.release(reader);
+        // A reader of an instance given up on (see reopenIfInvalidated) is closed instead.
+        if (pool === this.readers) pool.release(reader);
+        else closeQuietly(() => reader.close());
       }
     })();
     run.catch(() => undefined); // once the deadline has answered, the run's own outcome has no listener
@@ -311,14 +362,15 @@ export class DuckDbWarehouse implements Warehouse {
     clearTimeout(this.idleCheckpointTimer);
     // A cancelled query DuckDB has not stopped yet can refuse the checkpoint; the WAL is replayed at the next open.
     await this.exclusive(() => this.writer.run('CHECKPOINT')).catch(() => undefined);
-    for (const reader of this.readers.takeIdle()) reader.close();
-    this.writer.closeSync();
-    this.instance.closeSync();
+    for (const reader of this.readers.takeIdle()) closeQuietly(() => reader.close());
+    closeQuietly(() => this.writer.closeSync());
+    closeQuietly(() => this.instance.closeSync());
   }
 
   /** Checkpoint once appends pause, so a quiet server holds no WAL to replay and no unwritten row groups in memory. */
   private checkpointWhenIdle(): void {
     clearTimeout(this.idleCheckpointTimer);
+    // A checkpoint that fails for want of space invalidates the database: exclusive() notices.
     this.idleCheckpointTimer = setTimeout(() => void this.exclusive(() => this.writer.run('CHECKPOINT')).catch(() => undefined), IDLE_CHECKPOINT_MS);
     this.idleCheckpointTimer.unref();
   }
@@ -383,8 +435,13 @@ export class DuckDbWarehouse implements Warehouse {
       if (layout) layout.reads = reads;
     }
     // A file written by an older version may hold promoted views with fewer columns than the rewrite now reads.
+    // On a full disk they stay as they are: starting matters more, and the next start writes them.
     const promoted = [...this.layouts.values()].filter((layout) => layout.reads.records.length > 0);
-    if (promoted.length > 0) await this.transaction(promoted.map(createPromotedViewSql));
+    if (promoted.length > 0) {
+      await this.transaction(promoted.map(createPromotedViewSql)).catch((error: unknown) => {
+        if (!isDiskFull(error)) throw error;
+      });
+    }
   }
 
   private async describeSegment(name: string): Promise<Segment> {
@@ -407,12 +464,29 @@ export class DuckDbWarehouse implements Warehouse {
     }
   }
 
-  /** Run writes one at a time: one writer connection, and layouts change only between commits. */
+  /**
+   * Run writes one at a time: one writer connection, and layouts change only between commits.
+   * A database DuckDB gave up on is opened again first.
+   */
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const result = this.writeChain.then(work);
+    const result = this.writeChain.then(async () => {
+      await this.reopenIfInvalidated();
+      try {
+        return await work();
+      } catch (error) {
+        this.noticeInvalidation(error);
+        throw error;
+      }
+    });
     this.writeChain = result.catch(() => undefined);
     return result;
   }
+
+  private noticeInvalidation(error: unknown): void {
+    if (this.invalidated || !INVALIDATED.test(duckdbMessage(error))) return;
+    this.invalidated = { reason: duckdbMessage(error), triedAt: Date.now() };
+  }
+
 
 }
 
@@ -485,6 +559,33 @@ async function lockDown(connection: DuckDBConnection, stagingDir: string): Promi
   await connection.run(`SET GLOBAL allowed_directories = [${sqlString(stagingDir.endsWith('/') ? stagingDir : `${stagingDir}/`)}]`);
   await connection.run(`SET GLOBAL enable_external_access = false`);
   await connection.run(`SET GLOBAL lock_configuration = true`);
+}
+
+/** DuckDB's words when it stops using a database after a fatal error (a checkpoint on a full disk). */
+const INVALIDATED = /^FATAL Error|database has been invalidated/;
+
+/**
+ * Failures that pass (memory taken by queries, a full disk, a database being reopened): 503, so
+ * the pipeline keeps the events and tries again, and callers are told to retry.
+ */
+function passingFailure(error: unknown): AppError | undefined {
+  if (error instanceof AppError) return error.status === 503 ? error : undefined;
+  if (isDiskFull(error)) return diskFull('stored events wait in the journal');
+  const message = duckdbMessage(error);
+  if (INVALIDATED.test(message)) return unavailable(message);
+  if (/^(Out of Memory|IO) Error/.test(message)) return new AppError(503, 'storage_busy', message, { retryAfterSeconds: 1 });
+  return undefined;
+}
+
+const unavailable = (reason: string) =>
+  new AppError(503, 'storage_unavailable', `the warehouse is reopening its file after an error (${reason}); retry shortly`, { retryAfterSeconds: 2 });
+
+function closeQuietly(close: () => void): void {
+  try {
+    close();
+  } catch {
+    // already closed with its instance
+  }
 }
 
 function duckdbMessage(error: unknown): string {

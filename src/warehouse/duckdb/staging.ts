@@ -1,6 +1,7 @@
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { writeAll } from '../../storage/disk.ts';
 import { extendsFields } from '../schema.ts';
 import { rowsOfStaged, stagedLine } from '../staged-rows.ts';
 import type { LogRow, RecordFields, StagedRows } from '../types.ts';
@@ -33,7 +34,7 @@ export async function stageBatch(dir: string, rows: readonly LogRow[], staged: r
   const file = join(dir, `${randomUUID()}.ndjson`);
   const handle = await open(file, 'w');
   try {
-    await handle.writev(pieces);
+    await writeAll(handle, pieces, 0); // a short file would load fewer events without an error
   } finally {
     await handle.close();
   }
