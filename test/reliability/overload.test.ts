@@ -151,9 +151,12 @@ test('DuckDB: events refused by the warehouse after their acknowledgement are re
     diskFull = true;
     assert.equal((await server.request('POST', `/logs?source=${source}`, { body: [{ id: 'during', message: 'while the disk is full' }] })).status, 200);
     await sleep(300);
-    assert.equal((await server.request('GET', '/health', { key: null })).status, 200, 'the service stays up');
+    const degraded = await server.request('GET', '/health', { key: null });
+    assert.equal(degraded.status, 503, 'the service stays up and says what fails');
+    assert.match(degraded.body.problems.join(' '), /No space left on device/);
     diskFull = false;
-    // A query waits until everything acknowledged is folded in or set aside.
+    for (let i = 0; i < 100 && (await server.request('GET', '/health', { key: null })).status !== 200; i++) await sleep(100);
+    // Once folds go in again, everything acknowledged is folded in or set aside.
     const stored = await warehouse.query(`select id from ${warehouse.relation(source)} order by id`, {}, { timeoutMs: 10_000, maxRows: 10 });
     assert.deepEqual(stored.map((row) => row.id), ['during', 'fine 1', 'fine 2', 'fine 3'], 'every acknowledged event the warehouse accepts');
     const rejectedDir = join(server.dataDir, 'journal', 'rejected');
