@@ -163,6 +163,7 @@ test('a journal position is stored with the rows of the same commit, and only mo
   assert.equal(await warehouse.committedPosition(), 0);
   await warehouse.append([{ sourceId: source, schema: new Map(), rows: [row({}, 'p1')] }], 7);
   assert.equal(await warehouse.committedPosition(), 7);
+  // A fold at a position the file holds already was stored (DuckDB can report a durable commit as failed): it is not stored twice.
   await warehouse.append([{ sourceId: source, schema: new Map(), rows: [row({}, 'p2')] }], 5);
   assert.equal(await warehouse.committedPosition(), 7, 'an older position never replaces a newer one');
   // A commit that fails half way (its second source has no storage) stores neither its rows nor its position.
@@ -172,7 +173,7 @@ test('a journal position is stored with the rows of the same commit, and only mo
   ];
   await assert.rejects(warehouse.append(failing, 9));
   assert.equal(await warehouse.committedPosition(), 7);
-  assert.deepEqual((await all(warehouse, 'id')).map((r) => r.id), ['p1', 'p2']);
+  assert.deepEqual((await all(warehouse, 'id')).map((r) => r.id), ['p1']);
   await warehouse.close();
   const reopened = await open();
   assert.equal(await reopened.committedPosition(), 7);
