@@ -1,9 +1,11 @@
 /**
  * Bounds on the functions that build values whose size the query, not the data, chooses: one
  * call could otherwise build a billion-element list or a gigabyte string, which no engine can
- * interrupt and no memory limit governs (issue 17). The bounds are ZetaSQL's own (its reference
- * implementation, which BigQuery follows): GENERATE_*_ARRAY refuses more than 16,000 elements
- * (`kMaxGeneratedArraySize`), REPEAT, LPAD and RPAD refuse output over 1 MiB (`kMaxOutputSize`).
+ * interrupt and no memory limit governs (issue 17). GENERATE_*_ARRAY refuses more than 16,000
+ * elements, as ZetaSQL's reference implementation does (`kMaxGeneratedArraySize`). ZetaSQL refuses
+ * REPEAT, LPAD, RPAD and REPLACE output over 1 MiB; Sawmill over 64 KiB, because DuckDB computes
+ * 2,048 rows at once: a row-dependent REPEAT at 1 MiB held 2 GiB per batch of rows (RSS +906 MB
+ * measured before the query was cut off), at 64 KiB it is at most 128 MiB.
  *
  * Arguments that are literals are checked here, at translation, so the endpoint is refused when
  * it is saved; each engine's emitter adds a run-time check for the others.
@@ -12,10 +14,10 @@ import type * as ir from './ir.ts';
 import { invalidSql } from './parse.ts';
 
 export const MAX_GENERATED_ARRAY_ELEMENTS = 16_000;
-export const MAX_STRING_OUTPUT_BYTES = 1 << 20;
+export const MAX_STRING_OUTPUT_BYTES = 1 << 16;
 
 export const tooManyElements = (fn: string) => `${fn.toUpperCase()} cannot generate arrays with more than ${MAX_GENERATED_ARRAY_ELEMENTS} elements`;
-export const outputTooLarge = (fn: string) => `output of ${fn.toUpperCase()} exceeds the limit of ${MAX_STRING_OUTPUT_BYTES} bytes (1 MiB)`;
+export const outputTooLarge = (fn: string) => `output of ${fn.toUpperCase()} exceeds the limit of ${MAX_STRING_OUTPUT_BYTES} bytes`;
 
 /** The value of a numeric literal (or its negation), else undefined. */
 export function literalNumber(expr: ir.Expr | undefined): number | undefined {
@@ -96,6 +98,13 @@ export function checkOutputLimits(fn: string, args: ir.Expr[]): void {
     case 'rpad': {
       const length = literalNumber(args[1]);
       if (length !== undefined && length > MAX_STRING_OUTPUT_BYTES) throw invalidSql(outputTooLarge(fn));
+      return;
+    }
+    case 'format': {
+      // A width or precision is the one way a format string builds more than its arguments.
+      const widths = args[0]?.kind === 'string' ? (args[0].value.match(/%[-+ #0']*\d*(?:\.\d+)?/g) ?? []) : [];
+      const widest = Math.max(0, ...widths.flatMap((spec) => (spec.match(/\d+/g) ?? []).map(Number)));
+      if (widest > MAX_STRING_OUTPUT_BYTES) throw invalidSql(`a width or precision in FORMAT exceeds the limit of ${MAX_STRING_OUTPUT_BYTES}`);
       return;
     }
   }

@@ -36,6 +36,21 @@ export const repeat: Emitter = (call) => {
   return refuseWhen(`${double(`strlen(${text})`)} * ${count} > ${MAX_STRING_OUTPUT_BYTES}`, outputTooLarge('repeat'), `repeat(${text}, ${count})`);
 };
 
+/**
+ * REPLACE grows its input by (|to| - |from|) per occurrence: the occurrences are counted by what
+ * deleting them leaves, a pass that only shrinks. A literal `to` no longer than a literal `from`
+ * cannot grow anything and is left alone (the usual case: deleting or masking characters).
+ */
+export const replace: Emitter = (call) => {
+  const [text, from, to] = [arg(call, 0), arg(call, 1), arg(call, 2)];
+  const value = `replace(${text}, ${from}, ${to})`;
+  const [rawFrom, rawTo] = [call.raw[1], call.raw[2]];
+  if (rawFrom?.kind === 'string' && rawTo?.kind === 'string' && rawTo.value.length <= rawFrom.value.length) return value;
+  const occurrences = `(${double(`strlen(${text})`)} - strlen(replace(${text}, ${from}, ''))) / greatest(strlen(${from}), 1)`;
+  const grown = `${double(`strlen(${text})`)} + ${occurrences} * (strlen(${to}) - strlen(${from}))`;
+  return refuseWhen(`strlen(${to}) > strlen(${from}) AND ${grown} > ${MAX_STRING_OUTPUT_BYTES}`, outputTooLarge('replace'), value);
+};
+
 /** LPAD/RPAD build exactly `length` characters. */
 export const padding =
   (name: 'lpad' | 'rpad'): Emitter =>

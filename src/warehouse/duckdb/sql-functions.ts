@@ -9,7 +9,7 @@ import { arg, datePartName, optionalArg, PORTABLE_EMITTERS, regexpExtractGroup, 
 import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
 import { MAX_GENERATED_ARRAY_ELEMENTS, tooManyElements } from '../../sql/output-limits.ts';
-import { generateArray, generateTimestampArray, padding, repeat } from './bounded-functions.ts';
+import { generateArray, generateTimestampArray, padding, repeat, replace } from './bounded-functions.ts';
 
 /**
  * Refs that read a source's fixed `timestamp` column (TIMESTAMPTZ), marked by the printer
@@ -260,7 +260,7 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   trim: same('trim'),
   ltrim: same('ltrim'),
   rtrim: same('rtrim'),
-  replace: same('replace'),
+  replace,
   starts_with: same('starts_with'),
   ends_with: same('ends_with'),
   strpos: same('strpos'),
