@@ -284,9 +284,11 @@ class Analyzer {
         if (expr.else) type = known(type, recurse(expr.else));
         return type;
       }
-      case 'cast':
-        recurse(expr.expr);
+      case 'cast': {
+        const from = recurse(expr.expr);
+        if (from.kind === 'scalar') expr.from = from.name;
         return typeOfName(expr.type);
+      }
       case 'extract':
         recurse(expr.expr);
         return scalar(expr.part === 'date' ? 'DATE' : 'INT64');

@@ -180,7 +180,8 @@ export type Expr =
   | { kind: 'subquery'; query: Query }
   | { kind: 'array_subquery'; query: Query }
   | { kind: 'case'; operand?: Expr; whens: Array<{ when: Expr; then: Expr }>; else?: Expr }
-  | { kind: 'cast'; expr: Expr; type: TypeName; safe: boolean }
+  /** `from`: the BigQuery type of `expr`, when the analyzer knows it (an engine may convert differently per source type). */
+  | { kind: 'cast'; expr: Expr; type: TypeName; safe: boolean; from?: ScalarTypeName }
   | { kind: 'extract'; part: DatePart; expr: Expr }
   | { kind: 'interval'; value: Expr; unit: DatePart }
   /** A bare date-part keyword passed to a function (`timestamp_trunc(ts, HOUR)`). */

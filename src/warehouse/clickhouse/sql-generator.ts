@@ -380,6 +380,9 @@ class ClickHousePrinter extends SqlPrinter {
     if (expr.expr.kind === 'null') return `CAST(NULL AS ${typeof expr.type === 'string' ? `Nullable(${type})` : type})`;
     const value = this.expr(expr.expr);
     if (typeof expr.type !== 'string') return `CAST(${value} AS ${type})`;
+    // A TIMESTAMP's wall clock in UTC: CAST to a DateTime64 without zone keeps the value's 'UTC',
+    // which results read as a TIMESTAMP again.
+    if (expr.type === 'DATETIME' && expr.from === 'TIMESTAMP') return `toDateTime64(toString(${value}, 'UTC'), 6)`;
     if (expr.safe) return `accurateCastOrNull(${value}, ${quoteString(type)})`;
     return `if(isNull(${value}), NULL, CAST(assumeNotNull(${value}) AS ${type}))`;
   }
