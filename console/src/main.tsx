@@ -11,7 +11,8 @@ import './style.css';
 
 /** Hash routes keep the service's job to one page: #/sources, #/sources/<token>/<tab>, #/endpoints/<token>. */
 function useRoute(): string[] {
-  const read = () => window.location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  // A page's own state (the explorer's search) follows a `?` and is not part of the route.
+  const read = () => window.location.hash.replace(/^#\/?/, '').split('?')[0]!.split('/').filter(Boolean).map(decodeURIComponent);
   const [route, setRoute] = useState(read);
   useEffect(() => {
     const update = () => setRoute(read());

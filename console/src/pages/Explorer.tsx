@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, isTransient, query, type LogEvent } from '../api.ts';
 import { VolumeChart } from '../components/charts.tsx';
 import { ErrorBox, JsonView } from '../components/common.tsx';
+import { eventAsSent, levelClass, levelOf } from '../event-view.ts';
 import { cellText, timeText } from '../format.ts';
 
 const RANGES = [
@@ -42,12 +43,38 @@ function resolveRange(range: RangeId, customFrom: string, customTo: string): { f
   return { fromMillis: toMillis - seconds * 1000, toMillis };
 }
 
-/** Other top-level fields, shown as columns when they are short scalars (level, status, …). */
+/**
+ * The search in the page's address (#/sources/<token>/explore?q=…&range=1h, or &from=…&to=… in
+ * ISO 8601 for a custom range), so a search can be bookmarked and shared.
+ */
+function searchFromAddress(): { q: string; range: RangeId; from?: number; to?: number } {
+  const params = new URLSearchParams(window.location.hash.split('?')[1] ?? '');
+  const range = RANGES.find(([id]) => id === params.get('range'))?.[0] ?? '1h';
+  const from = Date.parse(params.get('from') ?? '');
+  const to = Date.parse(params.get('to') ?? '');
+  if (range === 'custom' && !Number.isNaN(from)) return { q: params.get('q') ?? '', range, from, ...(Number.isNaN(to) ? {} : { to }) };
+  return { q: params.get('q') ?? '', range: range === 'custom' ? '1h' : range };
+}
+
+function writeAddress(token: string, q: string, range: RangeId, search: Search) {
+  const params = new URLSearchParams();
+  if (q) params.set('q', q);
+  params.set('range', range);
+  if (range === 'custom') {
+    params.set('from', new Date(search.fromMillis).toISOString());
+    params.set('to', new Date(search.toMillis).toISOString());
+  }
+  // Replaced, not pushed: Back leaves the explorer rather than stepping through searches.
+  window.history.replaceState(null, '', `#/sources/${encodeURIComponent(token)}/explore?${params}`);
+}
+
+/** Other top-level fields, shown as columns when they are short scalars (status, host, …). */
 function extraColumns(events: LogEvent[]): string[] {
   const counts = new Map<string, number>();
   for (const event of events) {
     for (const [name, value] of Object.entries(event)) {
-      if (name === 'id' || name === 'timestamp' || name === 'event_message') continue;
+      // The level has a column of its own.
+      if (name === 'id' || name === 'timestamp' || name === 'event_message' || name === 'level') continue;
       if (value === null || typeof value === 'object') continue;
       counts.set(name, (counts.get(name) ?? 0) + 1);
     }
@@ -57,11 +84,14 @@ function extraColumns(events: LogEvent[]): string[] {
 
 /** `onLoaded` lets the page around it refresh the source's totals when new events show up here. */
 export function Explorer({ token, onLoaded }: { token: string; onLoaded?: () => void }) {
-  const [range, setRange] = useState<RangeId>('1h');
-  const [customFrom, setCustomFrom] = useState(() => toLocalInput(Date.now() - 3600_000));
-  const [customTo, setCustomTo] = useState('');
-  const [text, setText] = useState('');
-  const [search, setSearch] = useState<Search>(() => ({ q: '', ...resolveRange('1h', '', '') }));
+  const [initial] = useState(searchFromAddress);
+  const [range, setRange] = useState<RangeId>(initial.range);
+  const [customFrom, setCustomFrom] = useState(() => toLocalInput(initial.from ?? Date.now() - 3600_000));
+  const [customTo, setCustomTo] = useState(() => (initial.to === undefined ? '' : toLocalInput(initial.to)));
+  const [text, setText] = useState(initial.q);
+  const [search, setSearch] = useState<Search>(() =>
+    initial.from === undefined ? { q: initial.q, ...resolveRange(initial.range, '', '') } : { q: initial.q, fromMillis: initial.from, toMillis: initial.to ?? Date.now() },
+  );
   /** Cursors of the pages before the current one, so "Newer" can go back. */
   const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
   const [page, setPage] = useState<{ events: LogEvent[]; next_before: string | null } | null>(null);
@@ -102,34 +132,54 @@ export function Explorer({ token, onLoaded }: { token: string; onLoaded?: () => 
     return () => void (current = false);
   }, [token, search, attempt]);
 
-  const submit = (event?: Event) => {
+  const runSearch = (next: Search, nextRange: RangeId) => {
+    setSelected(null);
+    setCursors([undefined]);
+    setSearch(next);
+    writeAddress(token, next.q, nextRange, next);
+  };
+
+  const submit = (event?: Event, overrides: { q?: string; range?: RangeId } = {}) => {
     event?.preventDefault();
-    const resolved = resolveRange(range, customFrom, customTo);
+    const chosen = overrides.range ?? range;
+    const resolved = resolveRange(chosen, customFrom, customTo);
     if (Number.isNaN(resolved.fromMillis) || Number.isNaN(resolved.toMillis)) {
       setError('Pick a start and end time for the custom range.');
       return;
     }
-    setSelected(null);
-    setCursors([undefined]);
-    setSearch({ q: text.trim(), ...resolved });
+    runSearch({ q: (overrides.q ?? text).trim(), ...resolved }, chosen);
+  };
+
+  /** Choosing a range is asking for it: the search runs at once (a custom range waits for its times). */
+  const chooseRange = (chosen: RangeId) => {
+    setRange(chosen);
+    if (chosen !== 'custom') submit(undefined, { range: chosen });
+  };
+
+  /** A click on a field of the event JSON narrows the search to events with that value. */
+  const addFilter = (clause: string) => {
+    const q = text.trim() ? `${text.trim()} ${clause}` : clause;
+    setText(q);
+    submit(undefined, { q });
   };
 
   const zoom = (fromSeconds: number, toSeconds: number) => {
     setRange('custom');
     setCustomFrom(toLocalInput(fromSeconds * 1000));
     setCustomTo(toLocalInput(toSeconds * 1000));
-    setCursors([undefined]);
-    setSearch({ q: text.trim(), fromMillis: fromSeconds * 1000, toMillis: toSeconds * 1000 });
+    runSearch({ q: text.trim(), fromMillis: fromSeconds * 1000, toMillis: toSeconds * 1000 }, 'custom');
   };
 
   const events = page?.events ?? [];
   const columns = extraColumns(events);
+  const levels = events.map(levelOf);
+  const hasLevels = levels.some((level) => level !== undefined);
   const total = volume?.buckets.reduce((sum, bucket) => sum + bucket.events, 0);
 
   return (
     <div class="explorer">
       <form class="toolbar" onSubmit={submit}>
-        <select name="range" value={range} onChange={(event) => setRange(event.currentTarget.value as RangeId)} aria-label="Time range">
+        <select name="range" value={range} onChange={(event) => chooseRange(event.currentTarget.value as RangeId)} aria-label="Time range">
           {RANGES.map(([id, label]) => (
             <option key={id} value={id}>
               {label}
@@ -166,6 +216,7 @@ export function Explorer({ token, onLoaded }: { token: string; onLoaded?: () => 
             <thead>
               <tr>
                 <th class="time">Time</th>
+                {hasLevels && <th>Level</th>}
                 {columns.map((name) => (
                   <th key={name}>{name}</th>
                 ))}
@@ -173,9 +224,14 @@ export function Explorer({ token, onLoaded }: { token: string; onLoaded?: () => 
               </tr>
             </thead>
             <tbody>
-              {events.map((event) => (
+              {events.map((event, index) => (
                 <tr key={event.id} class={selected?.id === event.id ? 'selected' : ''} onClick={() => setSelected(event)} data-testid="event-row">
                   <td class="time">{timeText(event.timestamp)}</td>
+                  {hasLevels && (
+                    <td class={`level ${levels[index] ? levelClass(levels[index]) : ''}`} data-testid="event-level">
+                      {levels[index] ?? ''}
+                    </td>
+                  )}
                   {columns.map((name) => (
                     <td key={name} class={`field-${String(event[name]).toLowerCase()}`}>
                       {cellText(event[name])}
@@ -197,7 +253,7 @@ export function Explorer({ token, onLoaded }: { token: string; onLoaded?: () => 
             </button>
           </div>
         </div>
-        {selected && <JsonView value={selected} onClose={() => setSelected(null)} />}
+        {selected && <JsonView value={eventAsSent(selected)} onClose={() => setSelected(null)} onFilter={addFilter} />}
       </div>
     </div>
   );

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, followEvents, isTransient, type LogEvent } from '../api.ts';
 import { ErrorBox, JsonView } from '../components/common.tsx';
+import { eventAsSent } from '../event-view.ts';
 import { timeText } from '../format.ts';
 import { LQL_EXAMPLE } from './Explorer.tsx';
 
@@ -114,7 +115,7 @@ export function LiveTail({ token }: { token: string }) {
             </div>
           ))}
         </div>
-        {selected && <JsonView value={selected} onClose={() => setSelected(null)} />}
+        {selected && <JsonView value={eventAsSent(selected)} onClose={() => setSelected(null)} />}
       </div>
     </div>
   );

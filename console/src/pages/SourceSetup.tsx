@@ -8,7 +8,10 @@ interface FieldDescription {
   fields?: Record<string, FieldDescription>;
 }
 
-function FieldTree({ fields, path }: { fields: Record<string, FieldDescription>; path: string }) {
+/** The explorer, searching for events that have the field. */
+const explorerWith = (token: string, path: string) => `#/sources/${encodeURIComponent(token)}/explore?${new URLSearchParams({ q: `-${path}:NULL`, range: '24h' })}`;
+
+function FieldTree({ fields, path, token }: { fields: Record<string, FieldDescription>; path: string; token: string }) {
   return (
     <ul class="tree">
       {Object.entries(fields).map(([name, field]) => {
@@ -21,12 +24,14 @@ function FieldTree({ fields, path }: { fields: Record<string, FieldDescription>;
                 <summary>
                   <span class="field-name">{name}</span> <span class="field-type">RECORD{field.mode === 'REPEATED' ? ' (repeated)' : ''}</span>
                 </summary>
-                <FieldTree fields={field.fields} path={full} />
+                <FieldTree fields={field.fields} path={full} token={token} />
               </details>
             ) : (
-              <span title={`filter with ${full}:value`}>
+              <span>
                 <span class="field-name">{name}</span> <span class="field-type">{field.type}{field.mode === 'REPEATED' ? ' list' : ''}</span>{' '}
-                <code class="muted small-text">{full}</code>
+                <a class="small-text field-filter" href={explorerWith(token, full)} title={`events that have ${full} (filter with ${full}:value)`}>
+                  <code>{full}</code>
+                </a>
               </span>
             )}
           </li>
@@ -47,7 +52,7 @@ export function SchemaTree({ token, canManage }: { token: string; canManage: boo
   return (
     <div class="panel schema" data-testid="schema-tree">
       <ErrorBox error={error} />
-      {schema ? <FieldTree fields={schema} path="" /> : !error && <p class="muted">Loading…</p>}
+      {schema ? <FieldTree fields={schema} path="" token={token} /> : !error && <p class="muted">Loading…</p>}
       <p class="muted small-text">Fields appear as events carrying them arrive. Nested records are reached in SQL with CROSS JOIN UNNEST, in the explorer as m.a.b.</p>
     </div>
   );
