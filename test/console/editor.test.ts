@@ -121,6 +121,15 @@ describe('the SQL editor under fast typing, in Chromium', { skip: chromiumMissin
     assert.equal(await page.locator('.cm-line').nth(1).locator('.cm-error-mark').count(), 1);
     await page.screenshot({ path: join(ARTIFACTS, 'editor-error.png') });
 
+    // A misspelt table, in BigQuery's words and position form.
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.type('select 1 as one\nfrom `shop.request`', { delay: 0 });
+    await page.getByRole('button', { name: 'Run draft' }).click();
+    await page.getByRole('alert').filter({ hasText: 'at [2:6]' }).waitFor(WAIT);
+    assert.equal(await mark.innerText(), '`shop.request`');
+    assert.equal(await page.locator('.cm-line').nth(1).locator('.cm-error-mark').count(), 1);
+
     // Editing clears the mark; the draft runs while callers still get the saved query.
     await page.locator('.cm-content').click();
     await page.keyboard.press('ControlOrMeta+a');

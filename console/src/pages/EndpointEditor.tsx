@@ -50,10 +50,10 @@ function chartable(rows: Array<Record<string, unknown>>) {
   };
 }
 
-/** The service's SQL errors end in `(line N, column M)`: where to mark the text. */
+/** Where to mark the text: the service's SQL errors end in `(line N, column M)` or, in BigQuery's words, `at [N:M]`. */
 export function sqlErrorPosition(message: string): SqlErrorPosition | null {
-  const match = /\(line (\d+), column (\d+)\)/.exec(message);
-  return match ? { line: Number(match[1]), column: Number(match[2]), message } : null;
+  const match = /\(line (\d+), column (\d+)\)|\bat \[(\d+):(\d+)\]/.exec(message);
+  return match ? { line: Number(match[1] ?? match[3]), column: Number(match[2] ?? match[4]), message } : null;
 }
 
 export function EndpointEditor({ token: routeToken, canManage }: { token: string; canManage: boolean }) {
