@@ -16,8 +16,8 @@ Commands
   keys list                                       access tokens (their keys are never shown again)
   keys create --scope SCOPE [--scope ...] [--description TEXT]
                                                   create a key: private, ingest, ingest:source:<name>,
-                                                  query, query:endpoint:<name> (or their ids); prints
-                                                  the key once
+                                                  query, query:endpoint:<name> (or their ids),
+                                                  metrics; prints the key once
   keys revoke <id>                                revoke a key (its id from keys list, or the key)
   query <endpoint> [--param k=v ...] [--json]     run an endpoint (name or token), print rows
                                                   (TIMESTAMP columns as ISO 8601; --json: as returned)

@@ -68,20 +68,22 @@ test('ingestion, folds, visibility lag, endpoint latency and cache, DuckDB memor
   const mixed = await server.request('POST', `/logs?source=${source.token}`, { body: { batch: [{ message: 'fine' }, 'not an object'] } });
   assert.deepEqual([mixed.status, mixed.body.accepted, mixed.body.rejected], [200, 1, 1]);
   assert.equal((await server.request('POST', '/logs?source=00000000-0000-0000-0000-000000000000', { body: { message: 'x' } })).status, 404);
+  const otlp = { resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: { stringValue: 'from OpenTelemetry' } }] }] }] };
+  assert.equal((await server.request('POST', '/v1/logs?source_name=shop.requests', { body: otlp })).status, 200);
 
   const endpoint = { name: 'shop.count', query: 'select count(*) as n from `shop.requests`', cache_duration_seconds: 60 };
   assert.equal((await server.request('POST', '/api/endpoints', { body: endpoint })).status, 201);
-  for (let i = 0; i < 2; i++) assert.deepEqual((await server.request('GET', '/api/endpoints/query/shop.count')).body, { result: [{ n: 7 }] });
+  for (let i = 0; i < 2; i++) assert.deepEqual((await server.request('GET', '/api/endpoints/query/shop.count')).body, { result: [{ n: 8 }] });
 
   const { samples, types } = parseExposition((await scrape()).text);
   const shop = { source: 'shop.requests' };
-  assert.equal(value(samples, 'sawmill_ingest_requests_total', { ...shop, status: '200' }), 4);
+  assert.equal(value(samples, 'sawmill_ingest_requests_total', { ...shop, status: '200' }), 5);
   assert.equal(value(samples, 'sawmill_ingest_requests_total', { source: '', status: '404' }), 1);
-  assert.equal(value(samples, 'sawmill_ingest_events_total', { ...shop, outcome: 'accepted' }), 7);
+  assert.equal(value(samples, 'sawmill_ingest_events_total', { ...shop, outcome: 'accepted' }), 8);
   assert.equal(value(samples, 'sawmill_ingest_events_total', { ...shop, outcome: 'rejected' }), 1);
   // The endpoint's query waited for every acknowledged request to be folded in.
-  assert.equal(value(samples, 'sawmill_visibility_lag_seconds_count'), 4);
-  assert.ok(value(samples, 'sawmill_fold_events_sum') >= 7);
+  assert.equal(value(samples, 'sawmill_visibility_lag_seconds_count'), 5);
+  assert.ok(value(samples, 'sawmill_fold_events_sum') >= 8);
   assert.ok(value(samples, 'sawmill_fold_duration_seconds_count') >= 1);
   assert.equal(value(samples, 'sawmill_endpoint_request_duration_seconds_count', { endpoint: 'shop.count', status: '200' }), 2);
   assert.equal(value(samples, 'sawmill_endpoint_request_duration_seconds_bucket', { endpoint: 'shop.count', status: '200', le: '+Inf' }), 2);

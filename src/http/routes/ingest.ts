@@ -8,6 +8,7 @@ import { normalizeEvent } from '../../pipeline/normalize.ts';
 import { queueFull } from '../../pipeline/writer.ts';
 import type { LogRow } from '../../warehouse/types.ts';
 import { authenticate, forbidden } from '../auth.ts';
+import { countedWrite, countIngestRequests, noteIngestSource } from '../ingest-metrics.ts';
 import type { Services } from '../services.ts';
 import { resolveSource, type Query } from '../source-routing.ts';
 
@@ -16,9 +17,6 @@ const PREFIXES = ['/logs', '/api/logs', '/api/events'];
 
 /** Log levels at which every ingestion request is logged. */
 const REQUEST_LOG_LEVELS = new Set(['debug', 'trace']);
-
-/** The source each request was resolved to, for its line in /metrics. */
-const sourceNames = new WeakMap<FastifyRequest, string>();
 
 const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
@@ -43,10 +41,7 @@ export default async function ingestRoutes(app: FastifyInstance, { services }: {
     reply.header('connection', 'close');
     done(queueFull());
   });
-  app.addHook('onResponse', (request, reply, done) => {
-    services.metrics.ingestRequests.inc({ source: sourceNames.get(request) ?? '', status: String(reply.statusCode) });
-    done();
-  });
+  countIngestRequests(app, services);
 
   // Everything after decoding happens in `store`, whose promise the handler returns rather than
   // awaits: the parsed body must not be held by a suspended async function while the journal
@@ -67,7 +62,7 @@ export default async function ingestRoutes(app: FastifyInstance, { services }: {
     assertEventCount(events.length, services.limits.request);
     const source = resolveSource(services, principal, query, routing, first(request.headers['x-source']));
     if (!canIngest(principal, source)) throw forbidden(`ingest into source ${source.token}`);
-    sourceNames.set(request, source.name);
+    noteIngestSource(request, source.name);
     checkGithubSignature(source, route, request, raw);
 
     const now = Date.now() * 1000;
@@ -78,22 +73,12 @@ export default async function ingestRoutes(app: FastifyInstance, { services }: {
       if (normalized.ok) rows.push(normalized.row);
       else errors.push({ index, message: normalized.error });
     });
-    const counted = services.metrics.ingestEvents;
-    if (errors.length > 0) counted.inc({ source: source.name, outcome: 'rejected' }, errors.length);
     if (rows.length === 0 && errors.length > 0) {
+      services.metrics.ingestEvents.inc({ source: source.name, outcome: 'rejected' }, errors.length);
       throw new AppError(400, 'invalid_events', `no event could be stored: ${errors[0]!.message}`, { rejected: errors.length, errors: errors.slice(0, 100) });
     }
     const reply = { message: 'Logged!', accepted: rows.length, rejected: errors.length, ...(errors.length > 0 ? { errors: errors.slice(0, 100) } : {}) };
-    return services.writer.write(source.token, rows).then(
-      () => {
-        counted.inc({ source: source.name, outcome: 'accepted' }, rows.length);
-        return reply;
-      },
-      (error: unknown) => {
-        counted.inc({ source: source.name, outcome: 'refused' }, rows.length);
-        throw error;
-      },
-    );
+    return countedWrite(services, source, rows, errors.length, () => reply);
   }
 
   // Two log lines per request cost a tenth of the main thread at thousands of requests a second:

@@ -11,6 +11,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { canIngest } from '../../catalog/access.ts';
+import type { Source } from '../../catalog/types.ts';
 import { AppError } from '../../errors.ts';
 import { decodeBody, decompress } from '../../ingest/decode.ts';
 import {
@@ -31,6 +32,7 @@ import type { LogRow } from '../../warehouse/types.ts';
 import { authenticate, forbidden } from '../auth.ts';
 import type { Services } from '../services.ts';
 import { resolveSource, type Query } from '../source-routing.ts';
+import { countedWrite, countIngestRequests, noteIngestSource } from '../ingest-metrics.ts';
 
 /** How many rejection reasons the partial-success message lists before summarising. */
 const REASONS_SHOWN = 5;
@@ -54,6 +56,7 @@ export default async function otlpRoutes(app: FastifyInstance, { services }: { s
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: services.limits.maxBodyBytes }, (_request, body, done) => done(null, body));
 
+  countIngestRequests(app, services);
   app.setErrorHandler((raw: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
     const error = asAppError(raw);
     if (error.status >= 500) request.log.error({ err: raw }, 'OTLP request failed');
@@ -69,6 +72,7 @@ export default async function otlpRoutes(app: FastifyInstance, { services }: { s
     const header = request.headers['x-source'];
     const source = resolveSource(services, principal, request.query as Query, {}, Array.isArray(header) ? header[0] : header);
     if (!canIngest(principal, source)) throw forbidden(`ingest into source ${source.token}`);
+    noteIngestSource(request, source.name);
 
     const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const contentEncoding = request.headers['content-encoding'];
@@ -84,11 +88,11 @@ export default async function otlpRoutes(app: FastifyInstance, { services }: { s
       assertEventCount(otlpLogRecordCount(decoded), limits);
     }
 
-    return store(source.token, decoded, reply, encoding);
+    return store(source, decoded, reply, encoding);
   });
 
   /** Not async and returns the write's promise: nothing parsed is held while the journal syncs (see EventWriter.write). */
-  function store(sourceId: string, decoded: unknown, reply: FastifyReply, encoding: OtlpEncoding) {
+  function store(source: Source, decoded: unknown, reply: FastifyReply, encoding: OtlpEncoding) {
     const now = Date.now() * 1000;
     const rows: LogRow[] = [];
     const reasons: string[] = [];
@@ -100,6 +104,6 @@ export default async function otlpRoutes(app: FastifyInstance, { services }: { s
     });
     const more = reasons.length > REASONS_SHOWN ? `; and ${reasons.length - REASONS_SHOWN} more` : '';
     const partial = { rejectedLogRecords: reasons.length, errorMessage: reasons.slice(0, REASONS_SHOWN).join('; ') + more };
-    return services.writer.write(sourceId, rows).then(() => send(reply, encoding, 200, encodeExportResponse(encoding, partial)));
+    return countedWrite(services, source, rows, reasons.length, () => send(reply, encoding, 200, encodeExportResponse(encoding, partial)));
   }
 }
