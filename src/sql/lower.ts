@@ -813,7 +813,7 @@ class Lowering {
     this.refuseIfPresent(ast.format, 'CAST … FORMAT');
     const type = this.typeName(ast.data_type, ast);
     const value = this.expr(ast.expr, scope);
-    // A literal array or struct cast to a type (what `ARRAY<T>[…]` becomes, typed-arrays.ts) is
+    // A literal array or struct cast to a type (what `ARRAY<T>[…]` becomes, preparse.ts) is
     // built with that type element by element, as BigQuery types a literal.
     if (ast.kind === 'Cast' && typeof type !== 'string' && (value.kind === 'array' || value.kind === 'struct')) return typedValue(value, type);
     return { kind: 'cast', expr: value, type, safe: ast.kind === 'SafeCast' };

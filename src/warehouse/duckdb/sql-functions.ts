@@ -181,7 +181,8 @@ function splitSubstr(call: CallParts): string {
 /** BigQuery raises an error for a negative length where DuckDB counts from the end. */
 function nonNegative(call: CallParts, index: number, what: string, value: string): string {
   const length = optionalArg(call, index);
-  return length === undefined ? value : `(CASE WHEN ${length} < 0 THEN error('${what} cannot be negative') ELSE ${value} END)`;
+  if (length === undefined || call.raw[index]?.kind === 'number') return value;
+  return `(CASE WHEN ${length} < 0 THEN error('${what} cannot be negative') ELSE ${value} END)`;
 }
 
 /** DATETIME arithmetic past year 9999 or before year 1 is an error in BigQuery; DuckDB goes on. */
@@ -216,8 +217,6 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   variance: same('var_samp'),
   var_samp: same('var_samp'),
   var_pop: same('var_pop'),
-  datetime_add: datetimeInRange('+'),
-  datetime_sub: datetimeInRange('-'),
   covar_pop: (call) => `covar_pop(${arg(call, 0)}, ${arg(call, 1)})${call.over}`,
   covar_samp: pairStatistic('covar_samp', 2),
   corr: pairStatistic('corr', 2),
@@ -264,9 +263,11 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   starts_with: same('starts_with'),
   ends_with: same('ends_with'),
   strpos: same('strpos'),
+  // SPLIT with a NULL separator is NULL (DuckDB's string_split splits into characters).
   split: (call) => {
     const separator = optionalArg(call, 1) ?? "','";
-    return `(CASE WHEN ${separator} IS NOT NULL THEN string_split(${arg(call, 0)}, ${separator}) END)`;
+    const split = `string_split(${arg(call, 0)}, ${separator})`;
+    return call.raw[1] === undefined || call.raw[1].kind === 'string' ? split : `(CASE WHEN ${separator} IS NOT NULL THEN ${split} END)`;
   },
   split_substr: splitSubstr,
   reverse: same('reverse'),
@@ -345,6 +346,8 @@ export const FUNCTION_EMITTERS: Record<BigQueryFunction, Emitter> = {
   },
   datetime_trunc: (call) => truncate(call, arg(call, 0)),
   date_trunc: (call) => `CAST(${truncate(call, arg(call, 0))} AS DATE)`,
+  datetime_add: datetimeInRange('+'),
+  datetime_sub: datetimeInRange('-'),
   date_add: dateArithmetic('+'),
   date_sub: dateArithmetic('-'),
   timestamp_diff: elapsedUnits,

@@ -247,8 +247,11 @@ class DuckDbPrinter extends SqlPrinter {
 
   protected override operator(op: ir.BinaryOperator, left: string, right: string): string {
     if (op === '!=') return `(${left} <> ${right})`;
-    // BigQuery's division by zero is an error (SAFE_DIVIDE is the NULL form); DuckDB gives ±Infinity or NaN.
-    if (op === '/') return `(CASE WHEN ${right} = 0 AND ${left} IS NOT NULL THEN error('division by zero: ' || ${left} || ' / ' || ${right}) ELSE ${left} / ${right} END)`;
+    // BigQuery's division by zero is an error (SAFE_DIVIDE is the NULL form); DuckDB gives ±Infinity
+    // or NaN. A divisor written as a number other than 0 needs no check.
+    if (op === '/' && !isNonZeroNumber(right)) {
+      return `(CASE WHEN ${right} = 0 AND ${left} IS NOT NULL THEN error('division by zero: ' || ${left} || ' / ' || ${right}) ELSE ${left} / ${right} END)`;
+    }
     // `^` is exponentiation in DuckDB, bitwise xor in BigQuery.
     if (op === '^') return `xor(${left}, ${right})`;
     return super.operator(op, left, right);
@@ -348,6 +351,12 @@ class DuckDbPrinter extends SqlPrinter {
     const fractions = Array.from({ length: expr.buckets + 1 }, (_, index) => index / expr.buckets);
     return `quantile_disc(${this.expr(expr.expr)}, [${fractions.join(', ')}])${this.over(expr.over)}`;
   }
+}
+
+/** Whether printed SQL is a number literal other than 0 (`1000`, `CAST(1.5 AS DOUBLE)`, as number() prints them). */
+function isNonZeroNumber(sql: string): boolean {
+  const literal = /^(?:CAST\()?(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)(?: AS DOUBLE\))?$/.exec(sql);
+  return literal !== null && Number(literal[1]) !== 0;
 }
 
 /**
