@@ -426,3 +426,12 @@ export function starExpandsUnnestElements(from: ir.From): boolean {
 export function structFieldName(name: string | undefined, index: number): string {
   return name ?? `_field_${index + 1}`;
 }
+
+/**
+ * Whether printed SQL is a number literal other than 0 (`1000`, `1.5`, `CAST(1.5 AS DOUBLE)` as
+ * the engines print numbers): a divisor that needs no division-by-zero check.
+ */
+export function isNonZeroNumber(sql: string): boolean {
+  const literal = /^(?:CAST\()?(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)(?: AS DOUBLE\))?$/.exec(sql);
+  return literal !== null && Number(literal[1]) !== 0;
+}

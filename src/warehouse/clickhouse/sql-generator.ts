@@ -28,7 +28,7 @@ import type { SqlDialect } from '../../sql/dialect.ts';
 import type { BigQueryFunction } from '../../sql/functions.ts';
 import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
-import { type ExprOf, type JoinStep, type PlannedFrom, SqlPrinter, starExpandsUnnestElements, structFieldName, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
+import { type ExprOf, type JoinStep, type PlannedFrom, SqlPrinter, isNonZeroNumber, starExpandsUnnestElements, structFieldName, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
 import { planArrayJoins } from './array-join.ts';
 import { FUNCTION_EMITTERS, intervalUnit } from './sql-functions.ts';
 
@@ -329,6 +329,11 @@ class ClickHousePrinter extends SqlPrinter {
         return `bitAnd(${left}, ${right})`;
       case '|':
         return `bitOr(${left}, ${right})`;
+      case '/':
+        // BigQuery's division by zero is an error; ClickHouse gives ±inf or nan. `if` evaluates
+        // throwIf only for the rows whose divisor is 0.
+        if (isNonZeroNumber(right)) return super.operator(op, left, right);
+        return `(${left} / if(${right} = 0 AND ${left} IS NOT NULL, throwIf(${right} = 0, 'division by zero'), ${right}))`;
       default:
         return super.operator(op, left, right);
     }

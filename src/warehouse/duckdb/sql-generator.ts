@@ -13,7 +13,7 @@ import { andAll, assignConjunctsToLevels, childrenOf, conjunctsOf } from '../../
 import type { SqlDialect } from '../../sql/dialect.ts';
 import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
-import { type ExprOf, type PlannedFrom, SqlPrinter, starExpandsUnnestElements, structFieldName, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
+import { type ExprOf, type PlannedFrom, SqlPrinter, isNonZeroNumber, starExpandsUnnestElements, structFieldName, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
 import { FUNCTION_EMITTERS, isTimestampTz, sourceTimestampRefs } from './sql-functions.ts';
 
 export function quoteIdentifier(name: string): string {
@@ -351,12 +351,6 @@ class DuckDbPrinter extends SqlPrinter {
     const fractions = Array.from({ length: expr.buckets + 1 }, (_, index) => index / expr.buckets);
     return `quantile_disc(${this.expr(expr.expr)}, [${fractions.join(', ')}])${this.over(expr.over)}`;
   }
-}
-
-/** Whether printed SQL is a number literal other than 0 (`1000`, `CAST(1.5 AS DOUBLE)`, as number() prints them). */
-function isNonZeroNumber(sql: string): boolean {
-  const literal = /^(?:CAST\()?(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)(?: AS DOUBLE\))?$/.exec(sql);
-  return literal !== null && Number(literal[1]) !== 0;
 }
 
 /**
