@@ -228,7 +228,7 @@ class DuckDbPrinter extends SqlPrinter {
   }
 
   protected override cast(expr: ExprOf<'cast'>): string {
-    if (expr.type !== 'STRING' || !isTimestampTz(expr.expr)) return super.cast(expr);
+    if (expr.type !== 'STRING' || !(expr.from === 'TIMESTAMP' || isTimestampTz(expr.expr))) return super.cast(expr);
     // BigQuery writes a TIMESTAMP's fraction with 3 or 6 digits (.100+00); DuckDB trims zeros (.1+00).
     const text = super.cast(expr);
     const fraction = `regexp_extract(${text}, '\\.(\\d+)', 1)`;
