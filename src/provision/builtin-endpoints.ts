@@ -108,13 +108,6 @@ where regexp_contains(req.url, @project)
 group by timestamp
 order by timestamp asc`;
 
-/** Service-health buckets: the `granularity` parameter names the unit (minute, hour or day; hour if unknown). */
-const healthBucket = (column: string) => `case
-      when @granularity = 'minute' then timestamp_trunc(${column}, minute)
-      when @granularity = 'day' then timestamp_trunc(${column}, day)
-      else timestamp_trunc(${column}, hour)
-    end`;
-
 /**
  * Edge Functions page: per-bucket invocations by status class and execution time (from the
  * function edge logs) and worker log counts by level (from the function logs) of one function.
@@ -255,6 +248,13 @@ const HEALTH_SERVICES = [
   'function_logs',
   'etl_replication_logs',
 ];
+
+/** Service-health buckets: the `granularity` parameter names the unit (minute, hour or day; hour if unknown). */
+const healthBucket = (column: string) => `case
+      when @granularity = 'minute' then timestamp_trunc(${column}, minute)
+      when @granularity = 'day' then timestamp_trunc(${column}, day)
+      else timestamp_trunc(${column}, hour)
+    end`;
 
 const HEALTH_WINDOW = `t.timestamp >= coalesce(cast(nullif(@iso_timestamp_start, '') as timestamp), timestamp_sub(current_timestamp(), interval 1 day))
     and t.timestamp <= coalesce(cast(nullif(@iso_timestamp_end, '') as timestamp), current_timestamp())`;
