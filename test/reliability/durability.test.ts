@@ -129,7 +129,9 @@ test('a damaged write-ahead log tail never stops the service from starting or lo
   ];
   for (const [label, damage] of damages) {
     const sending = sendUntilGone(server, source, label.replaceAll(' ', '_'), 3, ledger);
-    await sleep(600);
+    // Killed once a fold has written DuckDB's log (a fixed wait missed it on a loaded machine).
+    for (let waited = 0; waited < 30_000 && !existsSync(wal); waited += 100) await sleep(100);
+    await sleep(300);
     assert.equal(await stopServer(server, 'SIGKILL'), null);
     await sending;
     assert.ok(existsSync(wal), 'the killed server left a write-ahead log to replay');
