@@ -11,6 +11,7 @@ import { analyze } from './analyze.ts';
 import type { TableShape } from './catalog.ts';
 import type * as ir from './ir.ts';
 import { lowerCtes, lowerQuery } from './lower.ts';
+import { selectExpressions, subExpressions } from './unnest-chains.ts';
 import { invalidSql } from './parse.ts';
 import { parseQuery } from './parse.ts';
 import type { SqlDialect } from './dialect.ts';
@@ -104,10 +105,58 @@ export function translateSandboxed(endpointSql: string, consumerSql: string, dia
     unknownTableMessage: 'table {name} is not one of the endpoint\'s CTEs; sandboxed queries may read only those',
   });
   if (readsOptionalTable) return { sql: dialect.generate(NO_ROWS), parameters: [] };
-  const query = { ...consumer.query, ctes: [...endpoint.ctes, ...consumer.query.ctes] };
+  const query = { ...consumer.query, ctes: [...withoutShadowed(endpoint.ctes, consumer.query.ctes), ...consumer.query.ctes] };
   analyze(query, analyzeOptions(ctx));
   const parameters = [...new Set([...endpoint.parameters, ...consumer.parameters])];
   return { sql: dialect.generate(query), parameters };
+}
+
+/**
+ * The endpoint's CTEs, those the sandboxed query defines again renamed (`cte2` → `cte2_1`), with
+ * the endpoint's own reads of them: the sandboxed query's CTE shadows the endpoint's, which stays
+ * what the endpoint's other CTEs read. Both are printed in one WITH, where a name may appear once.
+ */
+function withoutShadowed(endpointCtes: ir.Cte[], consumerCtes: ir.Cte[]): ir.Cte[] {
+  const taken = new Set([...endpointCtes, ...consumerCtes].map((cte) => cte.name.toLowerCase()));
+  const shadowed = new Set(consumerCtes.map((cte) => cte.name.toLowerCase()).filter((name) => endpointCtes.some((cte) => cte.name.toLowerCase() === name)));
+  const renames = new Map<string, string>();
+  for (const name of shadowed) {
+    let suffix = 1;
+    while (taken.has(`${name}_${suffix}`)) suffix++;
+    taken.add(`${name}_${suffix}`);
+    renames.set(name, `${name}_${suffix}`);
+  }
+  if (renames.size === 0) return endpointCtes;
+  return endpointCtes.map((cte) => {
+    renameCteReads(cte.query, renames);
+    return { ...cte, name: renames.get(cte.name.toLowerCase()) ?? cte.name };
+  });
+}
+
+/** Point the query's reads of the CTEs in `renames` (lower-case name → new name) at their new names. */
+function renameCteReads(query: ir.Query, renames: ReadonlyMap<string, string>): void {
+  // A nested WITH that defines the name again shadows it below.
+  const inner = new Map([...renames].filter(([name]) => !query.ctes.some((cte) => cte.name.toLowerCase() === name)));
+  for (const cte of query.ctes) renameCteReads(cte.query, inner);
+  const relation = (item: ir.Relation) => {
+    if (item.kind === 'cte') item.name = inner.get(item.name.toLowerCase()) ?? item.name;
+    else if (item.kind === 'subquery') renameCteReads(item.query, inner);
+  };
+  const expr = (node: ir.Expr): void => {
+    if (node.kind === 'in_subquery' || node.kind === 'exists' || node.kind === 'subquery' || node.kind === 'array_subquery') renameCteReads(node.query, inner);
+    subExpressions(node).forEach(expr);
+  };
+  const body = (set: ir.SetExpr): void => {
+    if (set.kind === 'nested') return renameCteReads(set.query, inner);
+    if (set.kind === 'setop') return [set.left, set.right].forEach(body);
+    const { select } = set;
+    if (select.from) {
+      relation(select.from.base);
+      for (const step of select.from.steps) if (step.kind === 'join') relation(step.relation);
+    }
+    selectExpressions(select).forEach(expr);
+  };
+  body(query.body);
 }
 
 function analyzeOptions(ctx: TranslateContext) {

@@ -191,9 +191,9 @@ class Lowering {
       const key = name.toLowerCase();
       // A CTE sees the ones defined before it, not itself (BigQuery WITH is not recursive).
       const query = this.query(cte.query, { ctes: new Set(scope.ctes), rangeVariables: new Set() });
-      // A nested WITH may reuse an outer name (shadowing it); one WITH may not define a name twice,
-      // and a sandboxed query may not redefine the endpoint's CTEs, which it is printed after.
-      if (defined.has(key) || this.options.outerCtes?.has(key)) throw invalidSql(`CTE ${name} is defined twice`, positionOf(cte.alias));
+      // A nested WITH may reuse an outer name (shadowing it; a sandboxed query's CTE shadows the
+      // endpoint's of that name, see translateSandboxed); one WITH may not define a name twice.
+      if (defined.has(key)) throw invalidSql(`CTE ${name} is defined twice`, positionOf(cte.alias));
       defined.add(key);
       scope.ctes.add(key);
       return { name, query };

@@ -27,7 +27,6 @@ const corpus = JSON.parse(readFileSync(new URL('../../../shared/reference/real-q
 const KNOWN_FAILURES: Record<string, string> = {
   'logflare/endpoints_test/query composition (endpoint read as a table) endpoint':
     'reading another endpoint as a table (`my.date`) is not supported: FROM takes sources and CTEs only',
-  'logflare/sql_test/sandboxed nested WITH sandbox': "a sandboxed query's own CTE may not reuse the name of one of the endpoint's CTEs (cte2)",
 };
 
 /** The sandboxable endpoint Logflare's sandboxing tests query (their CTEs `cte1`, `cte2`). */

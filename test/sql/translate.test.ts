@@ -86,11 +86,11 @@ describe('translateSandboxed', () => {
     );
   });
 
-  test('the consumer may not shadow an endpoint CTE', () => {
-    assert.throws(
-      () => translateSandboxed(LOGS_ALL_LIKE, 'with edge_logs as (select 1 as x) select x from edge_logs', duckdbDialect, fixture),
-      /defined twice/,
-    );
+  test("the consumer's CTE shadows an endpoint CTE of that name; the endpoint's other CTEs still read theirs", async () => {
+    const endpoint = 'with a as (select 1 as x), b as (select x from a) select x from b';
+    const { sql } = translateSandboxed(endpoint, 'with a as (select 2 as x) select a.x as mine, b.x as theirs from a, b', duckdbDialect, fixture);
+    assert.deepEqual(await rows(sql), [[2, 1]]);
+    assert.throws(() => translateSandboxed(endpoint, 'with c as (select 1 as x), c as (select 2 as x) select x from c', duckdbDialect, fixture), /defined twice/);
   });
 
   test('an endpoint without CTEs cannot be sandboxed', () => {
