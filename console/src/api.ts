@@ -1,13 +1,16 @@
 /**
- * The console's only way to the service. The key lives in sessionStorage: it is gone when the
- * tab closes and is never written anywhere else.
+ * The console's only way to the service. The key lives in sessionStorage, gone when the tab
+ * closes; in localStorage (every tab of this browser, until Sign out) only when the person asks.
  */
 
 const KEY_STORAGE = 'sawmill.key';
 
-export const storedKey = () => sessionStorage.getItem(KEY_STORAGE);
-export const storeKey = (key: string) => sessionStorage.setItem(KEY_STORAGE, key);
-export const forgetKey = () => sessionStorage.removeItem(KEY_STORAGE);
+export const storedKey = () => sessionStorage.getItem(KEY_STORAGE) ?? localStorage.getItem(KEY_STORAGE);
+export const storeKey = (key: string, remember = false) => (remember ? localStorage : sessionStorage).setItem(KEY_STORAGE, key);
+export const forgetKey = () => {
+  sessionStorage.removeItem(KEY_STORAGE);
+  localStorage.removeItem(KEY_STORAGE);
+};
 
 export class ApiError extends Error {
   constructor(

@@ -24,6 +24,7 @@ function useRoute(): string[] {
 
 function SignIn({ onSignedIn }: { onSignedIn: (info: KeyInfo) => void }) {
   const [key, setKey] = useState('');
+  const [remember, setRemember] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const submit = async (event: Event) => {
@@ -32,7 +33,7 @@ function SignIn({ onSignedIn }: { onSignedIn: (info: KeyInfo) => void }) {
     setError(null);
     try {
       const info = await api<KeyInfo>('GET', '/api/explorer/key', undefined, key.trim());
-      storeKey(key.trim());
+      storeKey(key.trim(), remember);
       onSignedIn(info);
     } catch (caught) {
       setError(caught instanceof ApiError && caught.status === 401 ? 'That key is not valid.' : caught instanceof Error ? caught.message : String(caught));
@@ -44,10 +45,14 @@ function SignIn({ onSignedIn }: { onSignedIn: (info: KeyInfo) => void }) {
     <div class="sign-in">
       <form class="card" onSubmit={submit}>
         <h1>Sawmill</h1>
-        <p class="muted">Sign in with a private key or a query key. It is kept in this browser tab only and forgotten when the tab closes.</p>
+        <p class="muted">Sign in with a private key or a query key. It is kept in this browser tab only and forgotten when the tab closes, unless you ask below.</p>
         <label>
           API key
           <input type="password" name="key" autoComplete="off" value={key} onInput={(event) => setKey(event.currentTarget.value)} autoFocus required />
+        </label>
+        <label class="check">
+          <input type="checkbox" name="remember" checked={remember} onChange={(event) => setRemember(event.currentTarget.checked)} />
+          Keep me signed in on this device (every tab, until Sign out)
         </label>
         <ErrorBox error={error} />
         <button type="submit" class="primary" disabled={busy || key.trim() === ''}>

@@ -116,6 +116,38 @@ describe('the explorer as people use it, in Chromium', { skip: chromiumMissing()
     await phone.close();
   });
 
+  test('the volume chart ends where its last bar does and says which time zone it shows', async () => {
+    const zoned = await browser.newPage({ timezoneId: 'Asia/Kolkata' });
+    zoned.on('pageerror', (error) => pageErrors.push(error.message));
+    await zoned.addInitScript((key) => sessionStorage.setItem('sawmill.key', key), PRIVATE_KEY);
+    await zoned.goto(`${server.url}/#/sources/${token}/explore`);
+    await zoned.getByTestId('volume-summary').filter({ hasText: /times in Asia\/(Kolkata|Calcutta), UTC\+05:30/ }).waitFor(WAIT);
+    const volume = await server.request('GET', `/api/sources/${token}/volume?from=${Date.now() - 3600_000}&to=${Date.now()}&buckets=80`);
+    const last = volume.body.buckets.at(-1).time / 1e6;
+    const xMax = Number(await zoned.getByTestId('volume-chart').getAttribute('data-x-max'));
+    assert.ok(xMax >= last + volume.body.bucket_seconds, `the axis ends at ${xMax}, inside the last bar (${last} + ${volume.body.bucket_seconds} s)`);
+    await zoned.close();
+  });
+
+  test('a key is kept beyond the tab only when asked, and Sign out forgets it', async () => {
+    const context = await browser.newContext();
+    const first = await context.newPage();
+    await first.goto(`${server.url}/`);
+    await first.getByLabel('API key').fill(PRIVATE_KEY);
+    await first.getByLabel(/Keep me signed in/).check();
+    await first.getByRole('button', { name: 'Sign in' }).click();
+    await first.getByTestId('sources-table').waitFor(WAIT);
+    const second = await context.newPage();
+    await second.goto(`${server.url}/`);
+    await second.getByTestId('sources-table').waitFor(WAIT);
+    await second.getByRole('button', { name: 'Sign out' }).click();
+    assert.equal(await second.evaluate(() => localStorage.length), 0);
+    const third = await context.newPage();
+    await third.goto(`${server.url}/`);
+    await third.getByLabel('API key').waitFor(WAIT);
+    await context.close();
+  });
+
   test('the pages raised no script errors', () => {
     assert.deepEqual(pageErrors, []);
   });

@@ -1,12 +1,13 @@
 import { useEffect, useMemo, useRef } from 'preact/hooks';
 import uPlot, { type AlignedData, type Options } from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { withGaps } from '../chart-data.ts';
 
 const WHOLE_NUMBER_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 1e8, 1e9];
 const PALETTE = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2'];
 
 /** A uPlot chart that follows its container's width and is rebuilt when its data changes. */
-function Plot({ options, data, testId }: { options: Omit<Options, 'width'>; data: AlignedData; testId: string }) {
+function Plot({ options, data, testId, xMax }: { options: Omit<Options, 'width'>; data: AlignedData; testId: string; xMax?: number }) {
   const container = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const element = container.current;
@@ -19,7 +20,7 @@ function Plot({ options, data, testId }: { options: Omit<Options, 'width'>; data
       chart.destroy();
     };
   }, [options, data]);
-  return <div class="chart" ref={container} data-testid={testId} />;
+  return <div class="chart" ref={container} data-testid={testId} data-x-max={xMax} />;
 }
 
 /** Events per bucket as bars; a click on a bar narrows the range to it. */
@@ -28,11 +29,14 @@ export function VolumeChart({ buckets, bucketSeconds, onSelect }: { buckets: Arr
   const selected = useRef(onSelect);
   selected.current = onSelect;
   const data = useMemo<AlignedData>(() => [buckets.map((bucket) => bucket.time / 1e6), buckets.map((bucket) => bucket.events)], [buckets]);
+  // Each bar spans its bucket to the right of its start: the axis ends where the last bucket does.
+  const xMin = buckets.length ? buckets[0]!.time / 1e6 : 0;
+  const xMax = buckets.length ? buckets.at(-1)!.time / 1e6 + bucketSeconds : 1;
   const options = useMemo<Omit<Options, 'width'>>(() => ({
     height: 140,
     legend: { show: false },
     cursor: { drag: { x: true, y: false, setScale: false } },
-    scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
+    scales: { x: { time: true, range: () => [xMin, xMax] }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
     // Counts are whole numbers: no ticks at 0.5.
     axes: [{ stroke: '#64748b', grid: { stroke: '#eef2f7' } }, { stroke: '#64748b', grid: { stroke: '#eef2f7' }, size: 48, incrs: WHOLE_NUMBER_STEPS }],
     series: [
@@ -55,20 +59,25 @@ export function VolumeChart({ buckets, bucketSeconds, onSelect }: { buckets: Arr
         },
       ],
     },
-  }), [bucketSeconds]);
-  return <Plot options={options} data={data} testId="volume-chart" />;
+  }), [bucketSeconds, xMin, xMax]);
+  return <Plot options={options} data={data} testId="volume-chart" xMax={xMax} />;
 }
 
 /** Numeric columns over a time column, one line each. */
 export function TimeSeriesChart({ times, series }: { times: number[]; series: Array<{ name: string; values: Array<number | null> }> }) {
   const { data, options } = useMemo(() => {
     const order = times.map((_, index) => index).sort((a, b) => times[a]! - times[b]!);
-    const data: AlignedData = [order.map((index) => times[index]!), ...series.map((line) => order.map((index) => line.values[index] ?? null))];
+    const gapped = withGaps(
+      order.map((index) => times[index]!),
+      series.map((line) => order.map((index) => line.values[index] ?? null)),
+    );
+    const data: AlignedData = [gapped.times, ...gapped.series];
     const options: Omit<Options, 'width'> = {
       height: 220,
       scales: { x: { time: true } },
       axes: [{ stroke: '#64748b', grid: { stroke: '#eef2f7' } }, { stroke: '#64748b', grid: { stroke: '#eef2f7' }, size: 56 }],
-      series: [{}, ...series.map((line, index) => ({ label: line.name, stroke: PALETTE[index % PALETTE.length], width: 2, points: { show: order.length < 60 } }))],
+      // spanGaps off: a null (an empty bucket) breaks the line.
+      series: [{}, ...series.map((line, index) => ({ label: line.name, stroke: PALETTE[index % PALETTE.length], width: 2, spanGaps: false, points: { show: order.length < 60 } }))],
     };
     return { data, options };
   }, [times, series]);

@@ -3,6 +3,7 @@ import { api, query, type Endpoint } from '../api.ts';
 import { TimeSeriesChart } from '../components/charts.tsx';
 import { CopyField, ErrorBox } from '../components/common.tsx';
 import { SqlEditor, type SqlErrorPosition } from '../components/SqlEditor.tsx';
+import { zoneText } from '../chart-data.ts';
 import { cellText, timeText, timeValue } from '../format.ts';
 import { useSources } from './SourceList.tsx';
 import { endpointUrl } from './EndpointList.tsx';
@@ -269,6 +270,7 @@ export function EndpointEditor({ token: routeToken, canManage }: { token: string
         <div class="panel results">
           <div class="panel-head muted small-text" data-testid="result-summary">
             {rows.length} row{rows.length === 1 ? '' : 's'} in {took} ms{rows.length > MAX_SHOWN_ROWS ? ` (first ${MAX_SHOWN_ROWS} shown)` : ''}
+            {times.size > 0 && ` · times in ${zoneText()}`}
           </div>
           {chart && <TimeSeriesChart times={chart.times} series={chart.series} />}
           <div class="scroll">

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, isTransient, query, type LogEvent } from '../api.ts';
 import { VolumeChart } from '../components/charts.tsx';
 import { ErrorBox, JsonView } from '../components/common.tsx';
+import { zoneText } from '../chart-data.ts';
 import { eventAsSent, levelClass, levelOf } from '../event-view.ts';
 import { cellText, timeText } from '../format.ts';
 
@@ -204,8 +205,8 @@ export function Explorer({ token, onLoaded }: { token: string; onLoaded?: () => 
       <ErrorBox error={error} />
       {volume && (
         <div class="panel">
-          <div class="panel-head muted small-text">
-            {total?.toLocaleString('en-US')} events · one bar per {volume.bucket_seconds >= 60 ? `${volume.bucket_seconds / 60} min` : `${volume.bucket_seconds} s`}
+          <div class="panel-head muted small-text" data-testid="volume-summary">
+            {total?.toLocaleString('en-US')} events · one bar per {volume.bucket_seconds >= 60 ? `${volume.bucket_seconds / 60} min` : `${volume.bucket_seconds} s`} · times in {zoneText()}
           </div>
           <VolumeChart buckets={volume.buckets} bucketSeconds={volume.bucket_seconds} onSelect={zoom} />
         </div>
