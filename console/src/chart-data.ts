@@ -12,6 +12,10 @@ export function withGaps(times: number[], series: Array<Array<number | null>>): 
   let step = Infinity;
   for (let i = 1; i < times.length; i++) if (times[i]! > times[i - 1]!) step = Math.min(step, times[i]! - times[i - 1]!);
   if (!Number.isFinite(step)) return { times, series };
+  // Only rows on a regular grid (every distance a whole number of steps) are buckets with holes;
+  // times at random (one row per event) are drawn as they are.
+  const onGrid = times.every((time, i) => i === 0 || Math.abs((time - times[i - 1]!) / step - Math.round((time - times[i - 1]!) / step)) < 1e-6);
+  if (!onGrid) return { times, series };
   const outTimes: number[] = [];
   const outSeries: Array<Array<number | null>> = series.map(() => []);
   let added = 0;

@@ -83,6 +83,16 @@ describe('sawmill CLI against a running service', () => {
     assert.match(stderr, /no event was stored/);
   });
 
+  test('sources list shows counts, the last-minute rate and the last event; --json is machine-readable', async () => {
+    const table = await run(['sources', 'list']);
+    assert.equal(table.code, 0);
+    const line = table.stdout.split('\n').find((row) => row.includes('cli.app'));
+    assert.match(line ?? '', /cli\.app\s+[0-9a-f-]{36}\s+25\s+25\s+\d{4}-\d{2}-\d{2}T/);
+    const json = await run(['sources', 'list', '--json']);
+    const source = JSON.parse(json.stdout).find((item: { name: string }) => item.name === 'cli.app');
+    assert.equal(source.events, 25);
+  });
+
   test('ingest names the input line of each problem, in every batch, whole-batch refusals included', async () => {
     assert.equal((await run(['sources', 'create', 'cli.lines'])).code, 0);
     const lines = ['{"message":"a"}', '{"message":"b"}', '{"message":"c"}', '7', 'nope', '[1]', '{"message":"d"}', '{"message":"e"}', '{bad'];
@@ -137,16 +147,6 @@ describe('sawmill CLI against a running service', () => {
     const again = await run(['keys', 'revoke', id[1]!]);
     assert.equal(again.code, 1);
     assert.match(again.stderr, /no key/);
-  });
-
-  test('sources list shows counts, the last-minute rate and the last event; --json is machine-readable', async () => {
-    const table = await run(['sources', 'list']);
-    assert.equal(table.code, 0);
-    const line = table.stdout.split('\n').find((row) => row.includes('cli.app'));
-    assert.match(line ?? '', /cli\.app\s+[0-9a-f-]{36}\s+25\s+25\s+\d{4}-\d{2}-\d{2}T/);
-    const json = await run(['sources', 'list', '--json']);
-    const source = JSON.parse(json.stdout).find((item: { name: string }) => item.name === 'cli.app');
-    assert.equal(source.events, 25);
   });
 
   test('keys create prints a key once, with the scopes asked for; that key works', async () => {

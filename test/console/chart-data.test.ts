@@ -12,4 +12,6 @@ test('a time series gets a null one step into each hole, so its line breaks ther
 test('regular series and single points are left as they are', () => {
   assert.deepEqual(withGaps([0, 60, 120], [[1, 2, 3]]), { times: [0, 60, 120], series: [[1, 2, 3]] });
   assert.deepEqual(withGaps([5], [[1]]), { times: [5], series: [[1]] });
+  // Times off any grid (one row per event) are not buckets: nothing is added.
+  assert.deepEqual(withGaps([0, 7, 100, 103], [[1, 2, 3, 4]]), { times: [0, 7, 100, 103], series: [[1, 2, 3, 4]] });
 });
