@@ -15,7 +15,7 @@ import { Journal } from './pipeline/journal.ts';
 import { SpareSegment } from './pipeline/spare-segment.ts';
 import { ReadAfterWrite } from './pipeline/read-after-write.ts';
 import { EventWriter } from './pipeline/writer.ts';
-import { provisionSupabase } from './provision/supabase.ts';
+import { provisionAddedEndpoints, provisionSupabase } from './provision/supabase.ts';
 import { assertPortFree, prepareDataDir } from './startup.ts';
 import { openDataDir } from './data-format.ts';
 import { openDuckDb } from './warehouse/duckdb/open.ts';
@@ -46,7 +46,7 @@ async function privateKeyFor(config: Config, log: (message: string) => void): Pr
 export async function startServer(config: Config): Promise<RunningServer> {
   await assertPortFree(config.host, config.port);
   await prepareDataDir(config.dataDir);
-  await openDataDir(config.dataDir, (message) => console.log(message));
+  const foundFormat = await openDataDir(config.dataDir, (message) => console.log(message));
   const firstStart = !existsSync(join(config.dataDir, 'catalog.json'));
 
   // Several instances share a PostgreSQL catalog and a ClickHouse warehouse (docs/scale-out.md).
@@ -112,6 +112,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
     await catalog.once('supabase-provisioned', provision);
     catalog.onChange((kind, id) => kind === 'endpoint' && endpoints.invalidate(id));
   } else if (firstStart) await provision();
+  else if (foundFormat === 0) {
+    for (const name of await provisionAddedEndpoints(DEFAULT_OWNER_ID, catalog, endpoints)) console.log(`data dir ${config.dataDir}: built-in endpoint ${name} added`);
+  }
 
   await app.listen({ port: config.port, host: config.host });
   ready = true;

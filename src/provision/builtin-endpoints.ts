@@ -301,6 +301,9 @@ select
 from bucket_counts
 order by timestamp asc`;
 
+/** Built-in endpoints a data dir made before the format marker (Sawmill 0.1.0) lacks: added once, on upgrade. */
+export const ADDED_AFTER_FORMAT_0 = ['functions.combined-stats', 'service-health'];
+
 export const BUILTIN_ENDPOINTS: EndpointInput[] = [
   { name: 'logs.all', query: LOGS_ALL, max_limit: 1000, cache_duration_seconds: 0, proactive_requerying_seconds: 0, sandboxable: false },
   { name: 'functions.invocation-stats', query: INVOCATION_STATS, max_limit: 1000, cache_duration_seconds: 900, proactive_requerying_seconds: 300, sandboxable: false },

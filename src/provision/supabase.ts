@@ -3,7 +3,7 @@ import type { Catalog } from '../catalog/types.ts';
 import type { EndpointService } from '../endpoints/service.ts';
 import { schemaForRows } from '../warehouse/schema.ts';
 import type { JsonValue, RecordFields, Warehouse } from '../warehouse/types.ts';
-import { BUILTIN_ENDPOINTS } from './builtin-endpoints.ts';
+import { ADDED_AFTER_FORMAT_0, BUILTIN_ENDPOINTS } from './builtin-endpoints.ts';
 
 /** The sources a self-hosted Supabase stack sends to, by name. */
 export const SUPABASE_SOURCES = [
@@ -46,4 +46,16 @@ export async function provisionSupabase(
   for (const endpoint of BUILTIN_ENDPOINTS) {
     if (!catalog.endpointByName(ownerId, endpoint.name)) await endpoints.create(ownerId, endpoint);
   }
+}
+
+/**
+ * Upgrading a data dir made before the format marker: a Supabase deployment (one that has the
+ * provisioned sources) gets the built-in endpoints added since, unless it has endpoints of those
+ * names. Only on that upgrade: a built-in deleted later stays deleted.
+ */
+export async function provisionAddedEndpoints(ownerId: number, catalog: Catalog, endpoints: EndpointService): Promise<string[]> {
+  if (!catalog.sourceByName(ownerId, 'deno-relay-logs')) return [];
+  const added = BUILTIN_ENDPOINTS.filter((endpoint) => ADDED_AFTER_FORMAT_0.includes(endpoint.name) && !catalog.endpointByName(ownerId, endpoint.name));
+  for (const endpoint of added) await endpoints.create(ownerId, endpoint);
+  return added.map((endpoint) => endpoint.name);
 }

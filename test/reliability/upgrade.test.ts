@@ -34,12 +34,27 @@ test('a new data dir carries the format marker of the Sawmill that made it', asy
   assert.deepEqual(marker, { ...DATA_FORMAT, written_by: SAWMILL_VERSION });
 });
 
+/** The endpoint names a running server has. */
+async function endpointNames(url: string): Promise<string[]> {
+  const endpoints = (await (await fetch(`${url}/api/endpoints`, { headers: { 'x-api-key': PRIVATE_KEY } })).json()) as Array<{ name: string }>;
+  return endpoints.map((endpoint) => endpoint.name).sort();
+}
+
 test('a data dir from before the marker (today’s layout without it) is migrated: marker written, everything readable', async () => {
   const dataDir = await copyOf('unmarked');
   await rm(join(dataDir, MARKER_FILE));
+  // Sawmill 0.1.0 provisioned only Logflare's three built-in endpoints.
+  const catalogPath = join(dataDir, 'catalog.json');
+  const catalog = JSON.parse(await readFile(catalogPath, 'utf8')) as { endpoints: Array<{ name: string }> };
+  catalog.endpoints = catalog.endpoints.filter((endpoint) => !['functions.combined-stats', 'service-health'].includes(endpoint.name));
+  await writeFile(catalogPath, JSON.stringify(catalog));
   const server = await spawnServer({ SAWMILL_DATA_DIR: dataDir, SAWMILL_API_KEY: PRIVATE_KEY, SAWMILL_LOG_LEVEL: 'info' }, await freePort());
   try {
     assert.match(server.output(), new RegExp(`data dir ${dataDir}: migrated from format 0 to 1`));
+    const names = await endpointNames(server.url);
+    for (const added of ['functions.combined-stats', 'service-health']) assert.ok(names.includes(added), `the upgrade adds ${added}: ${names}`);
+    const health = await fetch(`${server.url}/api/endpoints/query/service-health?granularity=hour`, { headers: { 'x-api-key': PRIVATE_KEY } });
+    assert.equal(health.status, 200, await health.text());
     assert.deepEqual(JSON.parse(await readFile(join(dataDir, MARKER_FILE), 'utf8')), { ...DATA_FORMAT, written_by: SAWMILL_VERSION });
     const reply = await fetch(`${server.url}/api/endpoints/query/old.count`, { headers: { 'x-api-key': PRIVATE_KEY } });
     assert.deepEqual(await reply.json(), { result: [{ n: 5 }] });
@@ -71,4 +86,20 @@ test('a catalog of a version this Sawmill does not know is refused in one line',
   assert.equal(run.code, 1);
   assert.equal(run.stderr, `sawmill: ${path} has version 2; this Sawmill reads version 1: run the Sawmill that wrote it, or restore a backup\n`);
   assert.ok(existsSync(join(dataDir, 'sawmill.duckdb')));
+});
+
+test('a built-in endpoint deleted after the upgrade stays deleted across restarts', async () => {
+  const dataDir = await copyOf('deleted-builtin');
+  let server = await spawnServer({ SAWMILL_DATA_DIR: dataDir, SAWMILL_API_KEY: PRIVATE_KEY }, await freePort());
+  const endpoints = (await (await fetch(`${server.url}/api/endpoints`, { headers: { 'x-api-key': PRIVATE_KEY } })).json()) as Array<{ name: string; token: string }>;
+  const token = endpoints.find((endpoint) => endpoint.name === 'service-health')!.token;
+  const deleted = await fetch(`${server.url}/api/endpoints/${token}`, { method: 'DELETE', headers: { 'x-api-key': PRIVATE_KEY } });
+  assert.ok(deleted.status === 204 || deleted.status === 200, `deleted: ${deleted.status}`);
+  assert.equal(await stopServer(server), 0);
+  server = await spawnServer({ SAWMILL_DATA_DIR: dataDir, SAWMILL_API_KEY: PRIVATE_KEY }, await freePort());
+  try {
+    assert.ok(!(await endpointNames(server.url)).includes('service-health'));
+  } finally {
+    assert.equal(await stopServer(server), 0);
+  }
 });
