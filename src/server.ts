@@ -130,6 +130,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       ready = false;
       await app.close();
       await writer.flush();
+      writer.stop();
       await opened?.journal.close();
       endpoints.stop();
       await warehouse.close();

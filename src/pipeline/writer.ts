@@ -80,6 +80,7 @@ export class EventWriter {
   private stalled: { error: AppError; retries: number } | undefined;
   /** The last journal write failed: requests are refused until one succeeds. */
   private journalFailure: string | undefined;
+  private stopped = false;
   /**
    * A backlog this large (FOLD_AT_ONCE_EVENTS, at most half the queue and a full fold) is folded at
    * once: waiting for company would only let the queue fill. Off (Infinity) for a queue of one event.
@@ -218,8 +219,15 @@ export class EventWriter {
     this.schedule();
   }
 
+  /** No more folds after this (shutdown, after the last flush): what is left stays in the journal. */
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
   private schedule(): void {
-    if (this.writing) return;
+    if (this.writing || this.stopped) return;
     if (this.stalled) {
       const delay = Math.min(STALLED_RETRY_MS.first * 2 ** (this.stalled.retries - 1), STALLED_RETRY_MS.most);
       this.timer ??= setTimeout(() => {

@@ -173,6 +173,22 @@ test('DuckDB: events refused by the warehouse after their acknowledgement are re
   }
 });
 
+test('DuckDB: a server stopped while folds fail stops retrying them (the events stay in the journal)', async () => {
+  const server = await startTestServer({ foldIntervalMs: 20 });
+  const source = (await server.request('POST', '/api/sources', { body: { name: 'stuck.disk' } })).body.token;
+  let attempts = 0;
+  server.services.warehouse.append = async () => {
+    attempts++;
+    throw new AppError(503, 'storage_busy', 'IO Error: No space left on device');
+  };
+  assert.equal((await server.request('POST', `/logs?source=${source}`, { body: [{ message: 'kept in the journal' }] })).status, 200);
+  for (let i = 0; i < 100 && attempts === 0; i++) await sleep(50);
+  await server.stop({ removeData: true });
+  const afterStop = attempts;
+  await sleep(1_500); // several retry periods (0.25 s doubling)
+  assert.equal(attempts, afterStop, 'no fold is tried after the server stopped');
+});
+
 test('ClickHouse: a failed commit acknowledges nothing (503, retried by clients), and one refused request does not fail those sharing its commit', async () => {
   const chdbDir = await mkdtemp(join(tmpdir(), 'sawmill-chdb-'));
   dirs.push(chdbDir);
