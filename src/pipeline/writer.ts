@@ -74,10 +74,16 @@ export class EventWriter {
   private writing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly maxEventsPerCommit: number;
+  /**
+   * Most events in the next commit: halved after a commit that failed for a passing reason, back up
+   * after one that worked. A fold needs room for its staged file and DuckDB's log beside the journal
+   * that still holds the same events, so on a nearly full disk only small folds can get through.
+   */
+  private foldLimit: number;
   private readonly maxFieldsPerSource: number;
   private readonly journal: Journal | undefined;
   /** Folds fail for a reason that passes (a full disk, the warehouse reopening): they are tried again later. */
-  private stalled: { error: AppError; retries: number } | undefined;
+  private stalled: { error: AppError; retries: number; records: number } | undefined;
   /** The last journal write failed: requests are refused until one succeeds. */
   private journalFailure: string | undefined;
   private stopped = false;
@@ -92,6 +98,7 @@ export class EventWriter {
     private readonly options: WriterOptions,
   ) {
     this.maxEventsPerCommit = options.maxEventsPerCommit ?? 50_000;
+    this.foldLimit = this.maxEventsPerCommit;
     this.maxFieldsPerSource = options.maxFieldsPerSource ?? DEFAULT_MAX_FIELDS_PER_SOURCE;
     this.journal = options.journal;
     this.foldAtOnce = Math.min(FOLD_AT_ONCE_EVENTS, this.maxEventsPerCommit, Math.floor(options.maxQueuedEvents / 2)) || Infinity;
@@ -198,12 +205,14 @@ export class EventWriter {
 
   /**
    * Commit everything queued; used on shutdown and after recovery. While folds are failing it
-   * tries once and returns: the events are safe in the journal and are folded later.
+   * tries smaller ones down to a single record, then returns: the events are safe in the journal
+   * and are folded later.
    */
   async flush(): Promise<void> {
     let tried = false;
     while (this.queue.length > 0 || this.writing) {
-      if (this.stalled && tried && !this.writing) return;
+      // Smaller folds are tried at once; once one record alone fails, the rest waits in the journal.
+      if (this.stalled && tried && !this.writing && this.stalled.records <= 1) return;
       if (this.timer) clearTimeout(this.timer);
       this.timer = undefined;
       tried ||= !this.writing;
@@ -265,7 +274,7 @@ export class EventWriter {
   private take(): Pending[] {
     let count = 0;
     let index = 0;
-    while (index < this.queue.length && (index === 0 || count + recordEvents(this.queue[index]!) <= this.maxEventsPerCommit)) {
+    while (index < this.queue.length && (index === 0 || count + recordEvents(this.queue[index]!) <= this.foldLimit)) {
       count += recordEvents(this.queue[index]!);
       index++;
     }
@@ -336,8 +345,10 @@ export class EventWriter {
   /** Puts records back at the head of the queue, to be folded once the warehouse takes them again. */
   private stall(items: Pending[], error: AppError): void {
     this.queue.unshift(...items);
-    for (const pending of items) this.queuedEvents += recordEvents(pending);
-    this.stalled = { error, retries: (this.stalled?.retries ?? 0) + 1 };
+    const events = items.reduce((sum, pending) => sum + recordEvents(pending), 0);
+    this.queuedEvents += events;
+    this.foldLimit = Math.max(1, Math.min(this.foldLimit, Math.floor(events / 2)));
+    this.stalled = { error, retries: (this.stalled?.retries ?? 0) + 1, records: items.length };
     for (const waiter of this.visibilityWaiters.splice(0)) waiter.resolve();
   }
 
@@ -354,6 +365,7 @@ export class EventWriter {
 
   private committed(items: Pending[], batches: AppendBatch[]): void {
     this.stalled = undefined;
+    this.foldLimit = Math.min(this.maxEventsPerCommit, this.foldLimit * 2);
     const now = performance.now();
     for (const pending of items) {
       pending.settle();
