@@ -41,6 +41,8 @@ const FOLD_AT_ONCE_EVENTS = 10_000;
 const FOLD_ATTEMPTS = 3;
 /** Folds that failed for a passing reason (a full disk) are tried again after this, doubling up to the most. */
 const STALLED_RETRY_MS = { first: 250, most: 5_000 };
+/** Folds refused for memory this many times in a row (about 8 s of retries) make /health say so. */
+const MEMORY_STALLS_BEFORE_DEGRADED = 5;
 
 /** 429 with Retry-After, which Vector and the Logflare clients retry. */
 export const queueFull = () => new AppError(429, 'queue_full', 'ingest queue is full, retry shortly', { retryAfterSeconds: 1 });
@@ -118,8 +120,13 @@ export class EventWriter {
   problems(): string[] {
     return [
       ...(this.journalFailure ? [`acknowledging is failing: the journal could not be written (${this.journalFailure})`] : []),
-      ...(this.stalled ? [`acknowledged events wait in the journal: folding them into the warehouse failed (${this.stalled.error.message})`] : []),
+      ...(this.stalledLong() ? [`acknowledged events wait in the journal: folding them into the warehouse failed (${this.stalled!.error.message})`] : []),
     ];
+  }
+
+  /** Memory taken by a query passes in moments; a full disk or a reopening warehouse is news at once. */
+  private stalledLong(): boolean {
+    return this.stalled !== undefined && (this.stalled.error.code !== 'storage_busy' || this.stalled.retries >= MEMORY_STALLS_BEFORE_DEGRADED);
   }
 
   /** The queue is full: a request can be refused before its body is even read. */

@@ -342,7 +342,8 @@ export class DuckDbWarehouse implements Warehouse {
       } catch (error) {
         if (timedOut) throw timeout();
         this.noticeInvalidation(error);
-        throw passingFailure(error) ?? new AppError(400, 'query_failed', duckdbMessage(error));
+        // A query's own want of memory is its answer (400); a full disk or a reopening file passes (503).
+        throw unavailableForReads(error) ?? new AppError(400, 'query_failed', duckdbMessage(error));
       } finally {
         // A reader of an instance given up on (see reopenIfInvalidated) is closed instead.
         if (pool === this.readers) pool.release(reader);
@@ -575,6 +576,11 @@ function passingFailure(error: unknown): AppError | undefined {
   if (INVALIDATED.test(message)) return unavailable(message);
   if (/^(Out of Memory|IO) Error/.test(message)) return new AppError(503, 'storage_busy', message, { retryAfterSeconds: 1 });
   return undefined;
+}
+
+function unavailableForReads(error: unknown): AppError | undefined {
+  if (isDiskFull(error)) return diskFull('queries that spill to disk cannot run');
+  return INVALIDATED.test(duckdbMessage(error)) ? unavailable(duckdbMessage(error)) : undefined;
 }
 
 const unavailable = (reason: string) =>
