@@ -39,13 +39,18 @@ function literalInstantMicros(expr: ir.Expr | undefined): number | undefined {
   return Number.isFinite(millis) ? millis * 1000 : undefined;
 }
 
-const UNIT_MICROS: Partial<Record<ir.DatePart, number>> = {
+/** Microseconds in one unit of the parts that are a fixed length in UTC. */
+export const FIXED_PART_MICROS: Partial<Record<ir.DatePart, number>> = {
   microsecond: 1,
   millisecond: 1_000,
   second: 1_000_000,
   minute: 60_000_000,
   hour: 3_600_000_000,
   day: 86_400_000_000,
+};
+
+const UNIT_MICROS: Partial<Record<ir.DatePart, number>> = {
+  ...FIXED_PART_MICROS,
   week: 7 * 86_400_000_000,
   // The shortest month and year: the count they give is the largest the call can produce.
   month: 28 * 86_400_000_000,

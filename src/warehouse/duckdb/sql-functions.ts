@@ -8,7 +8,7 @@ import type { BigQueryFunction } from '../../sql/functions.ts';
 import { arg, datePartName, optionalArg, PORTABLE_EMITTERS, regexpExtractGroup, same, type CallParts, type Emitter } from '../../sql/emitters.ts';
 import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
-import { MAX_GENERATED_ARRAY_ELEMENTS, tooManyElements } from '../../sql/output-limits.ts';
+import { FIXED_PART_MICROS, MAX_GENERATED_ARRAY_ELEMENTS, tooManyElements } from '../../sql/output-limits.ts';
 import { generateArray, generateTimestampArray, padding, repeat, replace } from './bounded-functions.ts';
 
 /**
@@ -52,15 +52,6 @@ export function isTimestampTz(expr: ir.Expr | undefined): boolean {
 
 const isUtc = (expr: ir.Expr | undefined) => expr === undefined || (expr.kind === 'string' && expr.value === 'UTC');
 
-/** Microseconds in one unit of the parts that are a fixed length in UTC. */
-const FIXED_PART_MICROS: Partial<Record<ir.DatePart, number>> = {
-  microsecond: 1,
-  millisecond: 1_000,
-  second: 1_000_000,
-  minute: 60_000_000,
-  hour: 3_600_000_000,
-  day: 86_400_000_000,
-};
 
 /**
  * TIMESTAMP_TRUNC of a stored event timestamp to a fixed-length part, in UTC, as arithmetic on
