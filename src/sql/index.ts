@@ -1,16 +1,19 @@
 /**
- * The SQL translator: BigQuery-dialect endpoint queries → one engine's SQL.
+ * The SQL translator: endpoint queries in BigQuery SQL (`bq_sql`, the default) or ClickHouse SQL
+ * (`ch_sql`) → one engine's SQL. One tree, several front ends (sqlglot's model):
  *
- * parse (sqlparser-rs, BigQuery grammar) → lower (validate, make BigQuery semantics explicit,
- * resolve tables) → analyze (resolve every name against the tables' columns, types; analyze.ts)
+ * parse (sqlparser-rs, the language's grammar) → lower (validate, make the language's semantics
+ * explicit, resolve tables; BigQuery: lower.ts, ClickHouse: clickhouse/lower.ts) → analyze (resolve every name against the tables' columns, types; analyze.ts)
  * → the engine's SqlDialect prints the tree. Every refusal is an AppError 400 `invalid_sql`
  * whose message names the problem, with {line, column} when known.
  */
 
 import { analyze } from './analyze.ts';
 import type { TableShape } from './catalog.ts';
+import type { AstQuery } from './ast.ts';
 import type * as ir from './ir.ts';
-import { lowerCtes, lowerQuery } from './lower.ts';
+import { lowerCtes, lowerQuery, type LowerOptions, type MakeLowering } from './lower.ts';
+import { clickHouseFrontEnd } from './clickhouse/index.ts';
 import { selectExpressions, subExpressions } from './unnest-chains.ts';
 import { invalidSql } from './parse.ts';
 import { parseQuery } from './parse.ts';
@@ -20,6 +23,27 @@ export type { SqlDialect } from './dialect.ts';
 export type { TableShape } from './catalog.ts';
 export { shapeOfSource } from './catalog.ts';
 export { invalidSql } from './parse.ts';
+
+/** The language an endpoint's query is written in (Logflare's names). */
+export type SqlLanguage = 'bq_sql' | 'ch_sql';
+
+export const SQL_LANGUAGES: readonly SqlLanguage[] = ['bq_sql', 'ch_sql'];
+
+/** A language's parser and lowering; everything after lowering is shared. */
+export interface FrontEnd {
+  parse(sql: string): { ast: AstQuery; lowering?: MakeLowering };
+}
+
+const bigQueryFrontEnd: FrontEnd = { parse: (sql) => ({ ast: parseQuery(sql) }) };
+
+function frontEnd(language: SqlLanguage): FrontEnd {
+  return language === 'ch_sql' ? clickHouseFrontEnd : bigQueryFrontEnd;
+}
+
+function lowerIn(language: SqlLanguage, sql: string, options: LowerOptions) {
+  const { ast, lowering } = frontEnd(language).parse(sql);
+  return lowerQuery(ast, options, lowering);
+}
 
 export interface TranslateContext {
   /**
@@ -71,8 +95,8 @@ export interface Translation {
   parameters: string[];
 }
 
-export function translate(bigQuerySql: string, dialect: SqlDialect, ctx: TranslateContext): Translation {
-  const lowered = lowerQuery(parseQuery(bigQuerySql), { resolveTable: (name) => ctx.resolveTable(name), tableNames: () => ctx.tableNames?.() ?? [] });
+export function translate(sql: string, dialect: SqlDialect, ctx: TranslateContext, language: SqlLanguage = 'bq_sql'): Translation {
+  const lowered = lowerIn(language, sql, { resolveTable: (name) => ctx.resolveTable(name), tableNames: () => ctx.tableNames?.() ?? [] });
   analyze(lowered.query, analyzeOptions(ctx));
   return { sql: dialect.generate(lowered.query), parameters: lowered.parameters };
 }
@@ -82,8 +106,8 @@ export function translate(bigQuerySql: string, dialect: SqlDialect, ctx: Transla
  * parameters, the source names it reads (any name not a CTE counts as a source), and its
  * top-level CTE names (what a sandboxed consumer query may read).
  */
-export function describeQuery(bigQuerySql: string): { parameters: string[]; tables: string[]; ctes: string[] } {
-  const lowered = lowerQuery(parseQuery(bigQuerySql), { resolveTable: (name) => name });
+export function describeQuery(sql: string, language: SqlLanguage = 'bq_sql'): { parameters: string[]; tables: string[]; ctes: string[] } {
+  const lowered = lowerIn(language, sql, { resolveTable: (name) => name });
   return { parameters: lowered.parameters, tables: lowered.sources, ctes: lowered.query.ctes.map((cte) => cte.name) };
 }
 
@@ -91,11 +115,13 @@ export function describeQuery(bigQuerySql: string): { parameters: string[]; tabl
  * Sandboxing: `consumerSql` replaces the final SELECT of `endpointSql`, keeping the endpoint's
  * CTEs, and may read only those CTEs (and its own).
  */
-export function translateSandboxed(endpointSql: string, consumerSql: string, dialect: SqlDialect, ctx: TranslateContext): Translation {
-  const endpoint = lowerCtes(parseQuery(endpointSql), { resolveTable: (name) => ctx.resolveTable(name) });
+export function translateSandboxed(endpointSql: string, consumerSql: string, dialect: SqlDialect, ctx: TranslateContext, language: SqlLanguage = 'bq_sql'): Translation {
+  const endpointParsed = frontEnd(language).parse(endpointSql);
+  const endpoint = lowerCtes(endpointParsed.ast, { resolveTable: (name) => ctx.resolveTable(name) }, endpointParsed.lowering);
   if (endpoint.ctes.length === 0) throw invalidSqlNoCtes();
   let readsOptionalTable = false;
-  const consumer = lowerQuery(parseQuery(consumerSql), {
+  const consumerParsed = frontEnd(language).parse(consumerSql);
+  const consumer = lowerQuery(consumerParsed.ast, {
     resolveTable: (name) => {
       if (!OPTIONAL_LOG_TABLES.has(name.toLowerCase())) return undefined;
       readsOptionalTable = true;
@@ -103,7 +129,7 @@ export function translateSandboxed(endpointSql: string, consumerSql: string, dia
     },
     outerCtes: new Set(endpoint.ctes.map((cte) => cte.name.toLowerCase())),
     unknownTableMessage: 'table {name} is not one of the endpoint\'s CTEs; sandboxed queries may read only those',
-  });
+  }, consumerParsed.lowering);
   if (readsOptionalTable) return { sql: dialect.generate(NO_ROWS), parameters: [] };
   const query = { ...consumer.query, ctes: [...withoutShadowed(endpoint.ctes, consumer.query.ctes), ...consumer.query.ctes] };
   analyze(query, analyzeOptions(ctx));

@@ -62,21 +62,26 @@ export interface Lowered {
   sources: string[];
 }
 
-export function lowerQuery(ast: AstQuery, options: LowerOptions): Lowered {
-  const lowering = new Lowering(options);
+/** A front end's lowering (BigQuery's by default). */
+export type MakeLowering = (options: LowerOptions) => Lowering;
+
+const bigQueryLowering: MakeLowering = (options) => new Lowering(options);
+
+export function lowerQuery(ast: AstQuery, options: LowerOptions, makeLowering: MakeLowering = bigQueryLowering): Lowered {
+  const lowering = makeLowering(options);
   const query = lowering.query(ast, { ctes: new Set(options.outerCtes ?? []), rangeVariables: new Set() });
   return { query, parameters: [...lowering.parameters], sources: [...lowering.sources] };
 }
 
 /** Only the WITH clause of a query (sandboxing keeps the endpoint's CTEs, not its SELECT). */
-export function lowerCtes(ast: AstQuery, options: LowerOptions): { ctes: ir.Cte[]; parameters: string[]; sources: string[] } {
-  const lowering = new Lowering(options);
+export function lowerCtes(ast: AstQuery, options: LowerOptions, makeLowering: MakeLowering = bigQueryLowering): { ctes: ir.Cte[]; parameters: string[]; sources: string[] } {
+  const lowering = makeLowering(options);
   const ctes = lowering.ctesOf(ast, { ctes: new Set(options.outerCtes ?? []), rangeVariables: new Set() });
   return { ctes, parameters: [...lowering.parameters], sources: [...lowering.sources] };
 }
 
 /** What a name can refer to at one point of the query. */
-interface Scope {
+export interface Scope {
   /** CTE names (lower case) visible here. */
   ctes: Set<string>;
   /** Range variables (table and UNNEST aliases, lower case) of this SELECT and enclosing ones. */
@@ -151,12 +156,16 @@ const NULL_TREATMENT: ReadonlySet<string> = new Set(['array_agg', 'first_value',
 
 const PARAMETER_NAME = /^@([A-Za-z_][A-Za-z0-9_]*)$/;
 
-class Lowering {
+/**
+ * The BigQuery lowering. Its members are protected so that another front end (ClickHouse SQL,
+ * src/sql/clickhouse/lower.ts) can reuse the clauses both languages share and replace the rest.
+ */
+export class Lowering {
   readonly parameters = new Set<string>();
   readonly sources = new Set<string>();
-  private anonymousUnnests = 0;
+  protected anonymousUnnests = 0;
 
-  constructor(private readonly options: LowerOptions) {}
+  constructor(protected readonly options: LowerOptions) {}
 
   // ---- queries -------------------------------------------------------------------------------
 
@@ -181,7 +190,7 @@ class Lowering {
     return this.withClause(ast, scope);
   }
 
-  private withClause(ast: AstQuery, scope: Scope): ir.Cte[] {
+  protected withClause(ast: AstQuery, scope: Scope): ir.Cte[] {
     if (!ast.with) return [];
     if (ast.with.recursive) throw invalidSql('WITH RECURSIVE is not supported');
     const defined = new Set<string>();
@@ -200,7 +209,7 @@ class Lowering {
     });
   }
 
-  private setExpr(ast: AstSetExpr, scope: Scope): ir.SetExpr {
+  protected setExpr(ast: AstSetExpr, scope: Scope): ir.SetExpr {
     const [kind, body] = variantOf<SetExprVariants>(ast);
     switch (kind) {
       case 'Select':
@@ -227,7 +236,7 @@ class Lowering {
     }
   }
 
-  private select(ast: AstSelect, outer: Scope): ir.Select {
+  protected select(ast: AstSelect, outer: Scope): ir.Select {
     this.refuseIfPresent(ast.top, 'TOP');
     this.refuseIfPresent(ast.into, 'SELECT INTO');
     this.refuseIfPresent(ast.prewhere, 'PREWHERE');
@@ -262,7 +271,7 @@ class Lowering {
     return select;
   }
 
-  private selectItems(projection: AstSelectItem[], scope: Scope): ir.SelectItem[] {
+  protected selectItems(projection: AstSelectItem[], scope: Scope): ir.SelectItem[] {
     let anonymous = 0;
     return projection.map((item) => {
       const [kind, body] = variantOf<SelectItemVariants>(item);
@@ -289,7 +298,7 @@ class Lowering {
     });
   }
 
-  private starExcept(options: SelectItemVariants['Wildcard']): string[] {
+  protected starExcept(options: SelectItemVariants['Wildcard']): string[] {
     for (const [value, name] of [
       [options.opt_exclude, 'EXCLUDE'],
       [options.opt_rename, 'RENAME'],
@@ -302,7 +311,7 @@ class Lowering {
     return except ? [except.first_element, ...except.additional_elements].map((ident) => ident.value) : [];
   }
 
-  private groupBy(ast: AstSelect, scope: Scope, items: ir.SelectItem[]): ir.Expr[] {
+  protected groupBy(ast: AstSelect, scope: Scope, items: ir.SelectItem[]): ir.Expr[] {
     if ('All' in ast.group_by) return groupByAll(items);
     if (!('Expressions' in ast.group_by)) throw invalidSql('this form of GROUP BY is not supported');
     const [expressions, modifiers] = ast.group_by.Expressions;
@@ -318,7 +327,7 @@ class Lowering {
    * column of the same name (`timestamp_trunc(timestamp, hour) AS timestamp … GROUP BY timestamp`),
    * and a number to a select-list position. Engines differ, so make both explicit.
    */
-  private aliasOrExpr(ast: AstExpr, scope: Scope, items: ir.SelectItem[]): ir.Expr {
+  protected aliasOrExpr(ast: AstExpr, scope: Scope, items: ir.SelectItem[]): ir.Expr {
     const [kind, body] = variantOf<ExprVariants>(ast);
     if (kind === 'Identifier' && !body.value.startsWith('@')) {
       const name = body.value.toLowerCase();
@@ -335,7 +344,7 @@ class Lowering {
     return this.expr(ast, scope);
   }
 
-  private orderBy(ast: AstQuery, scope: Scope, body: ir.SetExpr, items: ir.SelectItem[]): ir.OrderItem[] {
+  protected orderBy(ast: AstQuery, scope: Scope, body: ir.SetExpr, items: ir.SelectItem[]): ir.OrderItem[] {
     if (!ast.order_by) return [];
     const kind = ast.order_by.kind;
     if (!('Expressions' in kind)) throw invalidSql('ORDER BY ALL is not supported');
@@ -346,7 +355,7 @@ class Lowering {
   }
 
   /** Range variables of the query's own SELECT, for ORDER BY expressions that name them. */
-  private scopeOfSelect(ast: AstQuery, scope: Scope): Scope {
+  protected scopeOfSelect(ast: AstQuery, scope: Scope): Scope {
     const select = 'Select' in ast.body ? (ast.body.Select as AstSelect) : undefined;
     const names = new Set(scope.rangeVariables);
     for (const item of select?.from ?? []) {
@@ -358,7 +367,7 @@ class Lowering {
     return { ctes: scope.ctes, rangeVariables: names };
   }
 
-  private orderItem(item: AstOrderByExpr, scope: Scope, items: ir.SelectItem[]): ir.OrderItem {
+  protected orderItem(item: AstOrderByExpr, scope: Scope, items: ir.SelectItem[]): ir.OrderItem {
     this.refuseIfPresent(item.with_fill, 'WITH FILL');
     const descending = item.options.asc === false;
     return {
@@ -368,7 +377,7 @@ class Lowering {
     };
   }
 
-  private limitClause(ast: AstQuery, scope: Scope): { limit?: ir.Expr; offset?: ir.Expr } {
+  protected limitClause(ast: AstQuery, scope: Scope): { limit?: ir.Expr; offset?: ir.Expr } {
     const clause = ast.limit_clause;
     if (!clause) return {};
     if (!('LimitOffset' in clause)) throw invalidSql('this form of LIMIT is not supported');
@@ -386,7 +395,7 @@ class Lowering {
 
   // ---- FROM ----------------------------------------------------------------------------------
 
-  private from(items: AstTableWithJoins[], scope: Scope): ir.From {
+  protected from(items: AstTableWithJoins[], scope: Scope): ir.From {
     const [first, ...rest] = items;
     if (!first) throw invalidSql('empty FROM clause');
     const base = this.relation(first.relation, scope);
@@ -403,14 +412,14 @@ class Lowering {
     return { base, steps };
   }
 
-  private crossStep(factor: AstTableFactor, scope: Scope): ir.FromStep {
+  protected crossStep(factor: AstTableFactor, scope: Scope): ir.FromStep {
     if ('UNNEST' in factor) return this.unnestStep(factor.UNNEST, scope, false);
     const path = this.arrayPath(factor, scope);
     if (path) return { kind: 'unnest', ...path, keepEmpty: false };
     return { kind: 'join', type: 'cross', relation: this.relation(factor, scope) };
   }
 
-  private joinStep(join: AstJoin, scope: Scope): ir.FromStep {
+  protected joinStep(join: AstJoin, scope: Scope): ir.FromStep {
     const [kind, constraint] = variantOf<JoinOperatorVariants>(join.join_operator);
     const type = JOIN_TYPES[kind];
     if (!type) throw invalidSql(`${describeVariant(kind)} joins are not supported`, positionOf(join.relation));
@@ -449,7 +458,7 @@ class Lowering {
   }
 
   /** RIGHT / FULL JOIN UNNEST(array) ON …: the array is a table of its own (BigQuery refuses one that reads the other side). */
-  private unnestJoin(type: 'right' | 'full', ast: TableFactorVariants['UNNEST'], constraint: JoinConstraint, scope: Scope): ir.FromStep {
+  protected unnestJoin(type: 'right' | 'full', ast: TableFactorVariants['UNNEST'], constraint: JoinConstraint, scope: Scope): ir.FromStep {
     const { offsetAlias, ...parts } = this.unnestParts(ast, scope);
     const relation: ir.Relation = { kind: 'unnest', ...parts, ...(offsetAlias ? { offsetAlias } : {}) };
     const on = this.joinCondition(constraint, scope, false);
@@ -457,7 +466,7 @@ class Lowering {
     return { kind: 'join', type, relation, on };
   }
 
-  private joinCondition(constraint: JoinConstraint, scope: Scope, optional: boolean): ir.Expr | undefined {
+  protected joinCondition(constraint: JoinConstraint, scope: Scope, optional: boolean): ir.Expr | undefined {
     if (constraint === 'None' && optional) return undefined;
     if (typeof constraint === 'object' && 'On' in constraint) return this.expr(constraint.On, scope);
     if (constraint === 'Natural') throw invalidSql('NATURAL JOIN is not supported');
@@ -465,13 +474,13 @@ class Lowering {
     return undefined;
   }
 
-  private unnestStep(ast: TableFactorVariants['UNNEST'], scope: Scope, keepEmpty: boolean): Extract<ir.FromStep, { kind: 'unnest' }> {
+  protected unnestStep(ast: TableFactorVariants['UNNEST'], scope: Scope, keepEmpty: boolean): Extract<ir.FromStep, { kind: 'unnest' }> {
     const { offsetAlias, ...parts } = this.unnestParts(ast, scope);
     if (keepEmpty && offsetAlias) throw invalidSql('LEFT JOIN UNNEST … WITH OFFSET is not supported');
     return { kind: 'unnest', ...parts, keepEmpty, ...(offsetAlias ? { offsetAlias } : {}) };
   }
 
-  private unnestParts(ast: TableFactorVariants['UNNEST'], scope: Scope): { array: ir.Expr; alias: string; offsetAlias?: string; anonymous?: boolean } {
+  protected unnestParts(ast: TableFactorVariants['UNNEST'], scope: Scope): { array: ir.Expr; alias: string; offsetAlias?: string; anonymous?: boolean } {
     if (ast.array_exprs.length !== 1 || !ast.array_exprs[0]) throw invalidSql('UNNEST takes exactly one array');
     if (ast.with_ordinality) throw invalidSql('UNNEST … WITH ORDINALITY is not supported');
     this.refuseAliasColumns(ast.alias);
@@ -491,7 +500,7 @@ class Lowering {
    * `FROM t, t.values v`: a path through a range variable in FROM is BigQuery's implicit UNNEST of
    * that array (aliased by its last name unless written).
    */
-  private arrayPath(factor: AstTableFactor, scope: Scope): { array: ir.Expr; alias: string } | undefined {
+  protected arrayPath(factor: AstTableFactor, scope: Scope): { array: ir.Expr; alias: string } | undefined {
     if (!('Table' in factor)) return undefined;
     const table = factor.Table as TableFactorVariants['Table'];
     const parts = table.name.map((part) => part.Identifier.value);
@@ -502,7 +511,7 @@ class Lowering {
     return { array: { kind: 'ref', path: parts }, alias };
   }
 
-  private relation(factor: AstTableFactor, scope: Scope): ir.Relation {
+  protected relation(factor: AstTableFactor, scope: Scope): ir.Relation {
     const path = this.arrayPath(factor, scope);
     if (path) return { kind: 'unnest', ...path };
     const [kind, body] = variantOf<TableFactorVariants>(factor);
@@ -524,7 +533,7 @@ class Lowering {
     }
   }
 
-  private table(ast: TableFactorVariants['Table'], scope: Scope): ir.Relation {
+  protected table(ast: TableFactorVariants['Table'], scope: Scope): ir.Relation {
     const parts = ast.name.map((part) => part.Identifier.value);
     const name = parts.join('.');
     const position = positionOf(ast.name);
@@ -552,7 +561,7 @@ class Lowering {
     return { kind: 'source', name, relation, alias };
   }
 
-  private refuseAliasColumns(alias: TableAlias | undefined): void {
+  protected refuseAliasColumns(alias: TableAlias | undefined): void {
     if (alias && alias.columns.length > 0) throw invalidSql('column lists in table aliases are not supported', positionOf(alias));
   }
 
@@ -682,7 +691,7 @@ class Lowering {
    * EXTRACT(part FROM x [AT TIME ZONE tz]); DATE, TIME and DATETIME are the functions of those
    * names (the wall clock in the zone, UTC without one).
    */
-  private extract(ast: ExprVariants['Extract'], scope: Scope): ir.Expr {
+  protected extract(ast: ExprVariants['Extract'], scope: Scope): ir.Expr {
     const atZone = 'AtTimeZone' in ast.expr ? ast.expr.AtTimeZone : undefined;
     const value = this.expr(atZone ? atZone.timestamp : ast.expr, scope);
     const zone = atZone ? [this.expr(atZone.time_zone, scope)] : [];
@@ -693,12 +702,12 @@ class Lowering {
     return { kind: 'extract', part: this.datePartOf(ast.field, ast), expr: atZone ? call('datetime') : value };
   }
 
-  private builtin(fn: 'substr' | 'floor' | 'ceil' | 'trim', args: Array<AstExpr | undefined>, scope: Scope): ir.Expr {
+  protected builtin(fn: 'substr' | 'floor' | 'ceil' | 'trim', args: Array<AstExpr | undefined>, scope: Scope): ir.Expr {
     const present = args.filter((arg): arg is AstExpr => arg !== undefined);
     return { kind: 'call', fn, args: present.map((arg) => this.expr(arg, scope)), distinct: false };
   }
 
-  private identifier(ident: Ident): ir.Expr {
+  protected identifier(ident: Ident): ir.Expr {
     if (ident.quote_style === undefined && ident.value.startsWith('@')) {
       const match = PARAMETER_NAME.exec(ident.value);
       if (!match?.[1]) throw invalidSql(`${ident.value} is not a valid query parameter`, ident.span?.start);
@@ -708,7 +717,7 @@ class Lowering {
     return { kind: 'ref', path: [ident.value], ...at(ident.span?.start) };
   }
 
-  private value(value: AstValue, node: unknown): ir.Expr {
+  protected value(value: AstValue, node: unknown): ir.Expr {
     const [kind, body] = variantOf<ValueVariants>(value);
     switch (kind) {
       case 'Number':
@@ -731,14 +740,14 @@ class Lowering {
     }
   }
 
-  private typedString(ast: ExprVariants['TypedString']): ir.Expr {
+  protected typedString(ast: ExprVariants['TypedString']): ir.Expr {
     const type = this.typeName(ast.data_type, ast);
     const literal = this.value(ast.value.value, ast);
     if (typeof type !== 'string' || literal.kind !== 'string') throw invalidSql('this typed literal is not supported', positionOf(ast));
     return { kind: 'typed_literal', type, value: literal.value };
   }
 
-  private subquery(ast: AstQuery, scope: Scope): ir.Query {
+  protected subquery(ast: AstQuery, scope: Scope): ir.Query {
     // A subquery sees the CTEs and, for correlation, the enclosing range variables.
     return this.query(ast, { ctes: scope.ctes, rangeVariables: scope.rangeVariables });
   }
@@ -747,7 +756,7 @@ class Lowering {
    * Field access and subscripts: `t.metadata[OFFSET(0)].request`, `arr[SAFE_OFFSET(1)]`,
    * `approx_quantiles(x, 100)[OFFSET(95)]`, and a value table's positional field `t[0]`.
    */
-  private fieldAccess(ast: ExprVariants['CompoundFieldAccess'], scope: Scope): ir.Expr {
+  protected fieldAccess(ast: ExprVariants['CompoundFieldAccess'], scope: Scope): ir.Expr {
     let current = this.expr(ast.root, scope);
     const rootIsRangeVariable =
       current.kind === 'ref' && current.path.length === 1 && scope.rangeVariables.has((current.path[0] ?? '').toLowerCase());
@@ -768,7 +777,7 @@ class Lowering {
     return current;
   }
 
-  private dot(base: ir.Expr, access: AccessDot): ir.Expr {
+  protected dot(base: ir.Expr, access: AccessDot): ir.Expr {
     const target = access.Dot;
     if (!('Identifier' in target)) throw invalidSql('only field names may follow "."', positionOf(target));
     const name = target.Identifier.value;
@@ -776,7 +785,7 @@ class Lowering {
     return { kind: 'field', base, name };
   }
 
-  private subscript(base: ir.Expr, indexAst: AstExpr, scope: Scope): ir.Expr {
+  protected subscript(base: ir.Expr, indexAst: AstExpr, scope: Scope): ir.Expr {
     let mode: ir.SubscriptMode = 'offset';
     let inner = indexAst;
     if ('Function' in indexAst) {
@@ -807,7 +816,7 @@ class Lowering {
     return { kind: 'subscript', base, index: this.expr(inner, scope), mode };
   }
 
-  private cast(ast: ExprVariants['Cast'], scope: Scope): ir.Expr {
+  protected cast(ast: ExprVariants['Cast'], scope: Scope): ir.Expr {
     // `x::type` is Postgres syntax, but Supabase Studio sends it (`event_message::text`): a CAST.
     if (ast.kind === 'TryCast') throw invalidSql('TRY_CAST is not BigQuery syntax; use SAFE_CAST', positionOf(ast));
     this.refuseIfPresent(ast.format, 'CAST … FORMAT');
@@ -819,11 +828,11 @@ class Lowering {
     return { kind: 'cast', expr: value, type, safe: ast.kind === 'SafeCast' };
   }
 
-  private structFields(fields: AstStructField[], node: unknown): ir.StructFieldType[] {
+  protected structFields(fields: AstStructField[], node: unknown): ir.StructFieldType[] {
     return fields.map((field) => ({ ...(field.field_name ? { name: field.field_name.value } : {}), type: this.typeName(field.field_type, node) }));
   }
 
-  private typeName(type: AstDataType, node: unknown): ir.TypeName {
+  protected typeName(type: AstDataType, node: unknown): ir.TypeName {
     const key = typeof type === 'string' ? type : Object.keys(type)[0] ?? '';
     const scalars: Record<string, ir.ScalarTypeName> = {
       Int64: 'INT64',
@@ -866,7 +875,7 @@ class Lowering {
     throw invalidSql(`type ${key || JSON.stringify(type)} is not supported`, positionOf(node));
   }
 
-  private interval(ast: ExprVariants['Interval'], scope: Scope): ir.Expr {
+  protected interval(ast: ExprVariants['Interval'], scope: Scope): ir.Expr {
     if (ast.last_field !== undefined) throw invalidSql('INTERVAL … TO … ranges are not supported', positionOf(ast));
     if (ast.leading_field === undefined) throw invalidSql('INTERVAL needs a unit (INTERVAL n HOUR)', positionOf(ast));
     const unit = this.datePartOf(ast.leading_field, ast);
@@ -877,7 +886,7 @@ class Lowering {
   }
 
   /** Date parts arrive as strings (`"Hour"`), one-key objects (`{Week: …}`) or identifiers. */
-  private datePartOf(field: unknown, node: unknown): ir.DatePart {
+  protected datePartOf(field: unknown, node: unknown): ir.DatePart {
     const key = typeof field === 'string' ? field : field && typeof field === 'object' ? Object.keys(field)[0] : undefined;
     if (key === 'Week' && field && typeof field === 'object' && (field as { Week?: Ident }).Week) {
       throw invalidSql('WEEK(<weekday>) is not supported; use WEEK or ISOWEEK', positionOf(node));
@@ -887,7 +896,7 @@ class Lowering {
     return part;
   }
 
-  private plainArgs(fn: AstFunction, name: string): AstExpr[] {
+  protected plainArgs(fn: AstFunction, name: string): AstExpr[] {
     if (fn.args === 'None') return [];
     if (!('List' in fn.args)) throw invalidSql(`${name}(subquery) is not supported`, positionOf(fn));
     return fn.args.List.args.map((arg: FunctionArg) => {
@@ -896,7 +905,7 @@ class Lowering {
     });
   }
 
-  private call(fn: AstFunction, scope: Scope): ir.Expr {
+  protected call(fn: AstFunction, scope: Scope): ir.Expr {
     const parts = fn.name.map((part) => part.Identifier.value);
     const written = parts.join('.');
     const position = positionOf(fn.name);
@@ -968,7 +977,7 @@ class Lowering {
   }
 
   /** ORDER BY, LIMIT and IGNORE/RESPECT NULLS written inside a call's parentheses (or after them). */
-  private callModifiers(fn: AstFunction, name: string, written: string, scope: Scope): { orderBy?: ir.OrderItem[]; limit?: number; ignoreNulls?: boolean } {
+  protected callModifiers(fn: AstFunction, name: string, written: string, scope: Scope): { orderBy?: ir.OrderItem[]; limit?: number; ignoreNulls?: boolean } {
     const modifiers: { orderBy?: ir.OrderItem[]; limit?: number; ignoreNulls?: boolean } = {};
     const treatment = (value: unknown) => {
       if (value === 'IgnoreNulls' || value === 'RespectNulls') modifiers.ignoreNulls = value === 'IgnoreNulls';
@@ -988,14 +997,14 @@ class Lowering {
     return modifiers;
   }
 
-  private datePartArgument(ast: AstExpr): ir.Expr {
+  protected datePartArgument(ast: AstExpr): ir.Expr {
     if ('Identifier' in ast && ast.Identifier.quote_style === undefined) {
       return { kind: 'date_part', part: this.datePartOf(ast.Identifier.value, ast) };
     }
     throw invalidSql('expected a date part keyword such as HOUR or DAY', positionOf(ast));
   }
 
-  private approxQuantiles(fn: AstFunction, scope: Scope, over: ir.WindowSpec | undefined, distinct: boolean): ir.Expr {
+  protected approxQuantiles(fn: AstFunction, scope: Scope, over: ir.WindowSpec | undefined, distinct: boolean): ir.Expr {
     const args = this.plainArgs(fn, 'approx_quantiles');
     const [valueAst, bucketsAst] = args;
     const buckets = bucketsAst ? integerLiteral(bucketsAst) : undefined;
@@ -1006,7 +1015,7 @@ class Lowering {
     return { kind: 'quantiles', expr: this.expr(valueAst, scope), buckets, ...(over ? { over } : {}) };
   }
 
-  private window(over: NonNullable<AstFunction['over']>, scope: Scope, name: string): ir.WindowSpec {
+  protected window(over: NonNullable<AstFunction['over']>, scope: Scope, name: string): ir.WindowSpec {
     const spec = resolveWindow('WindowSpec' in over ? over.WindowSpec : { window_name: over.NamedWindow, partition_by: [], order_by: [] }, scope.windows, name);
     const window: ir.WindowSpec = {
       partitionBy: spec.partition_by.map((expr) => this.expr(expr, scope)),
@@ -1024,7 +1033,7 @@ class Lowering {
     return window;
   }
 
-  private frameBound(bound: AstWindowBound, scope: Scope, _side: 'preceding' | 'following'): ir.FrameBound {
+  protected frameBound(bound: AstWindowBound, scope: Scope, _side: 'preceding' | 'following'): ir.FrameBound {
     if (bound === 'CurrentRow') return { kind: 'current_row' };
     if ('Preceding' in bound) {
       return bound.Preceding ? { kind: 'preceding', offset: this.expr(bound.Preceding, scope) } : { kind: 'unbounded_preceding' };
@@ -1033,7 +1042,7 @@ class Lowering {
     return following ? { kind: 'following', offset: this.expr(following, scope) } : { kind: 'unbounded_following' };
   }
 
-  private refuseIfPresent(value: unknown, construct: string): void {
+  protected refuseIfPresent(value: unknown, construct: string): void {
     if (value !== undefined && value !== null && value !== 'None' && !(Array.isArray(value) && value.length === 0)) {
       throw invalidSql(`${construct} is not supported`, positionOf(value));
     }

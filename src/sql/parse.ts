@@ -1,4 +1,4 @@
-/** Parsing BigQuery SQL with datafusion-sqlparser-rs (WebAssembly), and the translator's error. */
+/** Parsing SQL (BigQuery's grammar, or a front end's) with datafusion-sqlparser-rs (WebAssembly), and the translator's error. */
 
 import { setFlagsFromString } from 'node:v8';
 import { BigQueryDialect, Parser, ParserError, init } from '@guanmingchiu/sqlparser-ts';
@@ -31,11 +31,16 @@ export function invalidSql(message: string, position?: Position): AppError {
   return new AppError(400, 'invalid_sql', `${message}${where}`, position ? { line: position.line, column: position.column } : undefined);
 }
 
-const parser = () => new Parser(new BigQueryDialect()).withOptions({ trailingCommas: true });
+const bigQueryParser = () => new Parser(new BigQueryDialect()).withOptions({ trailingCommas: true });
 
-/** Parse exactly one query statement; anything else is refused with the reason. */
+/** Parse exactly one BigQuery query statement; anything else is refused with the reason. */
 export function parseQuery(sql: string): AstQuery {
-  const statements = parseStatements(sql);
+  return parseOneQuery(rewriteBeforeParse(sql), bigQueryParser);
+}
+
+/** Parse exactly one query statement with `parser` (a front end's grammar); anything else is refused. */
+export function parseOneQuery(sql: string, parser: () => Parser): AstQuery {
+  const statements = parseStatements(sql, parser);
   if (statements.length === 0) throw invalidSql('the SQL is empty');
   if (statements.length > 1) throw invalidSql(`only one statement is allowed, found ${statements.length}`);
   const statement = statements[0] as AstStatement;
@@ -45,9 +50,9 @@ export function parseQuery(sql: string): AstQuery {
   return statement.Query as AstQuery;
 }
 
-function parseStatements(sql: string): AstStatement[] {
+function parseStatements(sql: string, parser: () => Parser): AstStatement[] {
   try {
-    return parser().parse(rewriteBeforeParse(sql)) as AstStatement[];
+    return parser().parse(sql) as AstStatement[];
   } catch (error) {
     if (!(error instanceof ParserError)) throw error;
     throw parserErrorToInvalidSql(error);
