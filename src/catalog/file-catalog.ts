@@ -2,7 +2,7 @@ import { open, readFile, rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { AppError } from '../errors.ts';
 import { StartupError } from '../startup.ts';
-import { changed, newEndpoint, newSource } from './records.ts';
+import { changed, newEndpoint, newSource, storedEndpoint } from './records.ts';
 import type { AccessToken, Catalog, Endpoint, EndpointInput, Source, SourceInput } from './types.ts';
 
 interface CatalogFile {
@@ -47,7 +47,7 @@ export class FileCatalog implements Catalog {
     if (data.version !== EMPTY.version) {
       throw new StartupError(`${path} has version ${String(data.version)}; this Sawmill reads version ${EMPTY.version}: run the Sawmill that wrote it, or restore a backup`);
     }
-    return new FileCatalog(path, data);
+    return new FileCatalog(path, { ...data, endpoints: data.endpoints.map(storedEndpoint) });
   }
 
   listSources(ownerId?: number): Source[] {

@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { AppError } from '../errors.ts';
-import { changed, newEndpoint, newSource } from './records.ts';
+import { changed, newEndpoint, newSource, storedEndpoint } from './records.ts';
 import type { AccessToken, Catalog, Endpoint, EndpointInput, Source, SourceInput } from './types.ts';
 
 /**
@@ -298,7 +298,7 @@ export class PostgresCatalog implements Catalog {
       TABLES.map((table) => this.pool.query<{ record: unknown }>(`SELECT record FROM ${table} ORDER BY id`)),
     );
     this.sources = new Map(sources!.rows.map(({ record }) => [(record as Source).id, record as Source]));
-    this.endpoints = new Map(endpoints!.rows.map(({ record }) => [(record as Endpoint).id, record as Endpoint]));
+    this.endpoints = new Map(endpoints!.rows.map(({ record }) => [(record as Endpoint).id, storedEndpoint(record as Endpoint)]));
     this.tokens = new Map(tokens!.rows.map(({ record }) => [(record as AccessToken).id, record as AccessToken]));
   }
 
@@ -307,7 +307,7 @@ export class PostgresCatalog implements Catalog {
     const record = result.rows[0]?.record;
     const map: Map<number, unknown> = table === 'sawmill_sources' ? this.sources : table === 'sawmill_endpoints' ? this.endpoints : this.tokens;
     if (record === undefined) map.delete(id);
-    else map.set(id, record);
+    else map.set(id, table === 'sawmill_endpoints' ? storedEndpoint(record as Endpoint) : record);
     for (const listener of this.changeListeners) listener(table, id);
   }
 }

@@ -28,7 +28,12 @@ export function newSource(id: number, ownerId: number, input: SourceInput): Sour
 
 export function newEndpoint(id: number, ownerId: number, input: EndpointInput): Endpoint {
   const now = new Date().toISOString();
-  return { ...ENDPOINT_DEFAULTS, ...input, id, token: randomUUID(), owner_id: ownerId, language: 'bq_sql', inserted_at: now, updated_at: now };
+  return { ...ENDPOINT_DEFAULTS, ...input, id, token: randomUUID(), owner_id: ownerId, language: input.language ?? 'bq_sql', inserted_at: now, updated_at: now };
+}
+
+/** An endpoint as stored by a Sawmill that knew only BigQuery SQL (no `language`) reads as bq_sql. */
+export function storedEndpoint(record: Endpoint): Endpoint {
+  return record.language ? record : { ...record, language: 'bq_sql' };
 }
 
 /** `record` with `changes` applied, stamped now. */

@@ -14,6 +14,13 @@ export interface Source {
   updated_at: string;
 }
 
+/**
+ * What an endpoint's query is written in: BigQuery SQL, ClickHouse SQL, or LQL (the explorer's
+ * filter language over one source, named by `f:`). Logflare also has `pg_sql`, which Sawmill refuses.
+ */
+export const ENDPOINT_LANGUAGES = ['bq_sql', 'ch_sql', 'lql'] as const;
+export type EndpointLanguage = (typeof ENDPOINT_LANGUAGES)[number];
+
 export interface Endpoint {
   id: number;
   token: string;
@@ -21,7 +28,7 @@ export interface Endpoint {
   name: string;
   description: string | null;
   query: string;
-  language: 'bq_sql';
+  language: EndpointLanguage;
   sandboxable: boolean;
   cache_duration_seconds: number;
   proactive_requerying_seconds: number;
@@ -45,7 +52,7 @@ export interface AccessToken {
 
 export type SourceInput = Pick<Source, 'name'> & Partial<Pick<Source, 'description' | 'retention_days' | 'webhook_secret'>>;
 export type EndpointInput = Pick<Endpoint, 'name' | 'query'> &
-  Partial<Pick<Endpoint, 'description' | 'sandboxable' | 'cache_duration_seconds' | 'proactive_requerying_seconds' | 'max_limit' | 'enable_auth' | 'query_timeout_ms'>>;
+  Partial<Pick<Endpoint, 'description' | 'language' | 'sandboxable' | 'cache_duration_seconds' | 'proactive_requerying_seconds' | 'max_limit' | 'enable_auth' | 'query_timeout_ms'>>;
 
 /** Where sources, endpoints and access tokens live: a file in the data dir, or a shared database. */
 export interface Catalog {

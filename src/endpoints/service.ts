@@ -1,14 +1,18 @@
 import { canQuery, type Principal } from '../catalog/access.ts';
 import type { Catalog, Endpoint, EndpointInput } from '../catalog/types.ts';
 import { AppError } from '../errors.ts';
-import { describeQuery, shapeOfSource, translate, translateSandboxed, type SqlDialect, type Translation } from '../sql/index.ts';
-import type { NestedReads, Warehouse } from '../warehouse/types.ts';
+import { shapeOfSource, type SqlDialect, type Translation } from '../sql/index.ts';
+import type { NestedReads, RecordFields, Warehouse } from '../warehouse/types.ts';
 import { ResultCache } from './cache.ts';
+import { checkQuery, translateQuery, type LanguageContext, type WrittenQuery } from './languages.ts';
+import { lqlToSql, splitLql } from './lql-endpoint.ts';
 import { nestedReads } from './nested-reads.ts';
 
 export interface EndpointServiceOptions {
   queryTimeoutMs: number;
   cacheMaxBytes: number;
+  /** Resolves once every acknowledged event can be read (EventWriter.visible), so a source's fields are current. */
+  visible?: () => Promise<void>;
   /** Told when the warehouse could not keep copies of what an endpoint reads: it still answers, more slowly. */
   onPromotionFailed?: (error: unknown, sourceId: string) => void;
 }
@@ -23,9 +27,15 @@ const unionOf = (a: NestedReads | undefined, b: NestedReads): NestedReads => ({
   leaves: [...new Set([...(a?.leaves ?? []), ...b.leaves])],
 });
 
+/** Every field path of a schema with its kind: changes when a field is added or its type changes. */
+function fieldsKey(fields: RecordFields | undefined): string {
+  if (!fields) return '';
+  return [...fields].map(([name, type]) => `${name}:${type.kind}${type.kind === 'record' ? `(${fieldsKey(type.fields)})` : type.kind === 'list' ? type.element.kind : ''}`).join(',');
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Runs saved BigQuery-dialect queries against the warehouse, with per-endpoint caching and warming. */
+/** Runs saved queries (BigQuery SQL, ClickHouse SQL or LQL) against the warehouse, with per-endpoint caching and warming. */
 export class EndpointService {
   private readonly cache: ResultCache;
   private readonly warmers = new Map<number, NodeJS.Timeout>();
@@ -63,6 +73,8 @@ export class EndpointService {
     const endpoint = this.find(principal.ownerId, tokenOrName);
     if (!endpoint) throw new AppError(404, 'not_found', `endpoint "${tokenOrName}" not found`);
     if (!canQuery(principal, endpoint)) throw new AppError(403, 'forbidden', 'this key may not query this endpoint');
+    // LQL becomes SQL over the fields the source has; uncached, the query waits for the events anyway.
+    if (endpoint.language === 'lql' && endpoint.cache_duration_seconds <= 0) await this.options.visible?.();
     const translation = this.translate(endpoint, request.sql);
     const params = Object.fromEntries(translation.parameters.map((name) => [name, request[name] ?? null]));
     const timeoutMs = endpoint.query_timeout_ms ?? this.options.queryTimeoutMs;
@@ -70,7 +82,12 @@ export class EndpointService {
     if (endpoint.cache_duration_seconds <= 0) return execute();
 
     // updated_at in the key: an endpoint changed by another instance never serves its old rows.
-    const key = ResultCache.key(endpoint.id, { ...params, ...(request.sql === undefined ? {} : { sql: request.sql }), '\u0000version': endpoint.updated_at });
+    const key = ResultCache.key(endpoint.id, {
+      ...params,
+      ...(request.sql === undefined ? {} : { sql: request.sql }),
+      '\u0000version': endpoint.updated_at,
+      '\u0000language': endpoint.language,
+    });
     const cached = this.cache.get(key);
     if (cached) {
       this.cacheHits++;
@@ -87,22 +104,22 @@ export class EndpointService {
    * Run a query that is not saved (the console's draft), as an endpoint of `ownerId` would run
    * it: the owner's sources only, `@name` parameters from `request`, never cached.
    */
-  async preview(ownerId: number, query: string, request: Record<string, string>, maxRows: number): Promise<string> {
-    describeQuery(query);
-    const translation = translate(query, this.dialect, this.context(ownerId));
+  async preview(ownerId: number, draft: WrittenQuery, request: Record<string, string>, maxRows: number): Promise<string> {
+    checkQuery(draft, this.dialect, this.context(ownerId));
+    const translation = translateQuery(draft, undefined, this.dialect, this.context(ownerId));
     const params = Object.fromEntries(translation.parameters.map((name) => [name, request[name] ?? null]));
     return replyBody(await this.warehouse.queryJson(translation.sql, params, { timeoutMs: this.options.queryTimeoutMs, maxRows }));
   }
 
   /**
    * Check a query before it is saved: it must parse, be a single SELECT, read only the owner's
-   * sources, and every name must resolve against their columns (src/sql/analyze.ts). Refusals are
-   * 422 with the position of the problem when known.
+   * sources, and every name must resolve against their columns (src/sql/analyze.ts); LQL must
+   * name one of the owner's sources and fields it has. Refusals are 422 with the position of the
+   * problem when known.
    */
-  validate(ownerId: number, query: string): void {
+  validate(ownerId: number, written: WrittenQuery): void {
     try {
-      describeQuery(query);
-      translate(query, this.dialect, this.context(ownerId));
+      checkQuery(written, this.dialect, this.context(ownerId));
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       const { line, column } = error.details ?? {};
@@ -112,17 +129,18 @@ export class EndpointService {
   }
 
   async create(ownerId: number, input: EndpointInput): Promise<Endpoint> {
-    this.validate(ownerId, input.query);
+    this.validate(ownerId, { query: input.query, language: input.language ?? 'bq_sql' });
     const endpoint = await this.catalog.createEndpoint(ownerId, input);
     await this.promote(ownerId);
     return endpoint;
   }
 
   async update(endpoint: Endpoint, changes: Partial<EndpointInput>): Promise<Endpoint> {
-    if (changes.query !== undefined) this.validate(endpoint.owner_id, changes.query);
+    const rewritten = changes.query !== undefined || (changes.language !== undefined && changes.language !== endpoint.language);
+    if (rewritten) this.validate(endpoint.owner_id, { query: changes.query ?? endpoint.query, language: changes.language ?? endpoint.language });
     const updated = await this.catalog.updateEndpoint(endpoint, changes);
     this.forget(endpoint.id);
-    if (changes.query !== undefined) await this.promote(updated.owner_id);
+    if (rewritten) await this.promote(updated.owner_id);
     return updated;
   }
 
@@ -176,29 +194,30 @@ export class EndpointService {
   private translate(endpoint: Endpoint, consumerSql: string | undefined): Translation {
     const sandboxed = consumerSql !== undefined && endpoint.sandboxable;
     const epoch = this.warehouse.translationEpoch?.() ?? 0;
-    const key = `${endpoint.id}\u0000${endpoint.updated_at}\u0000${epoch}\u0000${sandboxed ? consumerSql : ''}`;
     const context = this.context(endpoint.owner_id);
+    // LQL's SQL depends on the fields the source has (`level` may be top-level or in metadata), which grow.
+    const fields = endpoint.language === 'lql' ? fieldsKey(context.sourceSchema(splitLql(endpoint.query).source)) : '';
+    const key = `${endpoint.id}\u0000${endpoint.updated_at}\u0000${endpoint.language}\u0000${epoch}\u0000${fields}\u0000${sandboxed ? consumerSql : ''}`;
     const memo = this.translations.get(key);
     if (memo && memo.resolved.every(([name, relation]) => context.resolveTable(name) === relation)) return memo.translation;
 
     const resolved: Array<[string, string | undefined]> = [];
-    const recording = {
+    const recording: LanguageContext = {
+      ...context,
       resolveTable: (name: string) => {
         const relation = context.resolveTable(name);
         resolved.push([name, relation]);
         return relation;
       },
-      tableShape: context.tableShape,
-      tableNames: context.tableNames,
     };
-    const translation = sandboxed ? translateSandboxed(endpoint.query, consumerSql, this.dialect, recording) : translate(endpoint.query, this.dialect, recording);
+    const translation = translateQuery(endpoint, sandboxed ? consumerSql : undefined, this.dialect, recording);
     this.translations.delete(key);
     this.translations.set(key, { translation, resolved });
     if (this.translations.size > MAX_MEMOS) this.translations.delete(this.translations.keys().next().value!);
     return translation;
   }
 
-  private context(ownerId: number) {
+  private context(ownerId: number): LanguageContext {
     return {
       resolveTable: (name: string) => {
         const source = this.catalog.sourceByName(ownerId, name);
@@ -209,6 +228,10 @@ export class EndpointService {
         return source ? shapeOfSource(this.warehouse.schema(source.token)) : undefined;
       },
       tableNames: () => this.catalog.listSources(ownerId).map((source) => source.name),
+      sourceSchema: (name: string) => {
+        const source = this.catalog.sourceByName(ownerId, name);
+        return source ? this.warehouse.schema(source.token) : undefined;
+      },
     };
   }
 
@@ -218,7 +241,7 @@ export class EndpointService {
     let reads = this.reads.get(key);
     if (!reads) {
       try {
-        reads = nestedReads(endpoint.query);
+        reads = this.readsOfQuery(endpoint);
       } catch {
         reads = new Map(); // a query another dialect accepted but this translator does not: nothing to promote
       }
@@ -226,6 +249,13 @@ export class EndpointService {
       if (this.reads.size > MAX_MEMOS) this.reads.delete(this.reads.keys().next().value!);
     }
     return reads;
+  }
+
+  /** ClickHouse SQL is not scanned for UNNEST chains (./nested-reads.ts reads BigQuery SQL): its endpoints run without the copies. */
+  private readsOfQuery(endpoint: Endpoint): Map<string, NestedReads> {
+    if (endpoint.language === 'ch_sql') return new Map();
+    if (endpoint.language === 'lql') return nestedReads(lqlToSql(endpoint.query, this.context(endpoint.owner_id).sourceSchema));
+    return nestedReads(endpoint.query);
   }
 
   private scheduleWarming(endpoint: Endpoint): void {

@@ -34,6 +34,9 @@ export interface CompiledFilter {
 
 const quote = (name: string) => `\`${name}\``;
 
+/** BigQuery's type for a parameter compared with a column of each kind. */
+const SQL_TYPES = { int: 'int64', float: 'float64', bool: 'bool', timestamp: 'timestamp' } as const;
+
 /** A field path checked against the schema: the records it goes through and its leaf. */
 interface Resolved {
   /** Stored names of the records on the way, outermost first. */
@@ -43,6 +46,16 @@ interface Resolved {
   display: string;
 }
 
+/** How a saved query (an LQL endpoint) differs from the explorer's, which binds every value it is given. */
+export interface FilterOptions {
+  /** The SQL for a value written in the query (the explorer binds it as a parameter instead). */
+  literal?: (value: string) => string;
+  /** The caller's parameter a value names (`@name` in an endpoint), as `@name`, or undefined. */
+  parameter?: (value: string) => string | undefined;
+  /** Whether conditions ANDed at the top may join records in; joined rows repeat an event. Default true. */
+  joins?: boolean;
+}
+
 class Builder {
   readonly joins: string[] = [];
   readonly conditions: string[] = [];
@@ -50,12 +63,21 @@ class Builder {
   private readonly aliases = new Map<string, string>();
   private existsAliases = 0;
 
-  constructor(private readonly schema: RecordFields) {}
+  constructor(
+    private readonly schema: RecordFields,
+    private readonly options: FilterOptions = {},
+  ) {}
 
   param(value: string): string {
+    if (this.options.literal) return this.options.literal(value);
     const name = `p${Object.keys(this.params).length}`;
     this.params[name] = value;
     return `@${name}`;
+  }
+
+  /** A value as written, or the caller's parameter it names. */
+  value(value: string): string {
+    return this.options.parameter?.(value) ?? this.param(value);
   }
 
   /** Check a path against the schema (names match in any case); throws the reason it does not resolve. */
@@ -118,6 +140,8 @@ class Builder {
   /** A typed parameter for a value compared with a column of `type`. */
   typedValue(value: string, type: FieldType, display: string): string {
     const scalar = type.kind === 'list' ? type.element : type;
+    const parameter = this.options.parameter?.(value);
+    if (parameter !== undefined) return scalar.kind === 'string' || scalar.kind === 'record' ? parameter : `cast(${parameter} as ${SQL_TYPES[scalar.kind]})`;
     switch (scalar.kind) {
       case 'int':
       case 'float':
@@ -144,7 +168,8 @@ class Builder {
    * so one branch's missing record does not drop the row for another branch.
    */
   add(expr: LqlExpr): void {
-    for (const item of expr.kind === 'and' ? expr.items : [expr]) this.conditions.push(this.expression(item, true));
+    const joined = this.options.joins !== false;
+    for (const item of expr.kind === 'and' ? expr.items : [expr]) this.conditions.push(this.expression(item, joined));
   }
 
   private expression(expr: LqlExpr, joined: boolean): string {
@@ -162,7 +187,7 @@ class Builder {
   }
 
   private clause(clause: Clause, joined: boolean): string {
-    if (clause.kind === 'text') return `strpos(lower(t.event_message), lower(${this.param(clause.text)})) > 0`;
+    if (clause.kind === 'text') return `strpos(lower(t.event_message), lower(${this.value(clause.text)})) > 0`;
     const fields = this.candidates(clause.path);
     if (fields.length === 1 && joined) return this.fieldCondition(clause, fields[0]!, this.joinedColumn(fields[0]!));
     // A place where the value cannot apply (a number field for text) is left out, unless none is left.
@@ -203,7 +228,7 @@ class Builder {
     if (clause.kind === 'regex') {
       const text = type.kind === 'string' ? sql : `cast(${sql} as string)`;
       if (type.kind === 'list') throw lqlError(`${display} is a list; match it with ${display}:value`);
-      return `regexp_contains(${text}, ${this.param(clause.pattern)})`;
+      return `regexp_contains(${text}, ${this.value(clause.pattern)})`;
     }
     if (type.kind === 'list') {
       if (clause.kind !== 'compare' || clause.op !== '=') throw lqlError(`${display} is a list; only ${display}:value (membership) applies`);
@@ -214,7 +239,7 @@ class Builder {
       return `${sql} between ${this.typedValue(clause.low, type, display)} and ${this.typedValue(clause.high, type, display)}`;
     }
     // Levels are written ERROR by OpenTelemetry and error by most loggers: the same to a reader.
-    if (isLevelPath(clause.path) && type.kind === 'string' && clause.op === '=') return `lower(${sql}) = lower(${this.param(clause.value)})`;
+    if (isLevelPath(clause.path) && type.kind === 'string' && clause.op === '=') return `lower(${sql}) = lower(${this.value(clause.value)})`;
     return `${sql} ${clause.op} ${this.typedValue(clause.value, type, display)}`;
   }
 }
@@ -225,8 +250,8 @@ const negation = (condition: string) => `not coalesce(${condition}, false)`;
 /** `metadata.x` shows as Logflare's `m.x` in messages. */
 const displayPath = (path: string[]) => (path[0] === 'metadata' ? ['m', ...path.slice(1)] : path).join('.');
 
-export function compileFilter(query: LqlQuery, schema: RecordFields, window: TimeWindow = {}): CompiledFilter {
-  const builder = new Builder(schema);
+export function compileFilter(query: LqlQuery, schema: RecordFields, window: TimeWindow = {}, options: FilterOptions = {}): CompiledFilter {
+  const builder = new Builder(schema, options);
   if (window.fromMicros !== undefined) builder.conditions.push(`t.timestamp >= timestamp_micros(cast(${builder.param(String(window.fromMicros))} as int64))`);
   if (window.toMicros !== undefined) builder.conditions.push(`t.timestamp < timestamp_micros(cast(${builder.param(String(window.toMicros))} as int64))`);
   if (query.expr) builder.add(query.expr);

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
+import { readFile } from 'node:fs/promises';
 import { migrate, PostgresCatalog } from '../../src/catalog/postgres-catalog.ts';
 import { postgresUnavailable, skipUnlessAvailable, startPostgres, type TestPostgres } from '../support/postgres.ts';
 
@@ -36,7 +37,7 @@ test('migrations run once, in order, even when two instances start together', { 
   try {
     assert.deepEqual(await migrate(pool), [], 'already applied by open()');
     const rows = (await pool.query('SELECT version, name FROM sawmill_migrations ORDER BY version')).rows;
-    assert.deepEqual(rows.map((row) => row.name), ['001_catalog.sql']);
+    assert.deepEqual(rows.map((row) => row.name), ['001_catalog.sql', '002_endpoint_language.sql']);
   } finally {
     await pool.end();
   }
@@ -83,4 +84,38 @@ test('once() runs its work on one instance only', { skip }, async () => {
   };
   await Promise.all([first.once('provisioned', work), second.once('provisioned', work)]);
   assert.equal(runs, 1);
+});
+
+test('endpoints saved before languages existed read as bq_sql; a language Sawmill cannot run is refused', { skip }, async () => {
+  // A database as the first migration left it, holding an endpoint record without a language.
+  const admin = new pg.Client({ connectionString: database.url });
+  await admin.connect();
+  await admin.query('CREATE DATABASE sawmill_before_languages');
+  await admin.end();
+  const url = new URL(database.url);
+  url.pathname = '/sawmill_before_languages';
+  const pool = new pg.Pool({ connectionString: url.toString() });
+  let catalog: PostgresCatalog | undefined;
+  try {
+    await pool.query(await readFile(new URL('../../src/catalog/migrations/001_catalog.sql', import.meta.url), 'utf8'));
+    await pool.query('CREATE TABLE sawmill_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+    await pool.query("INSERT INTO sawmill_migrations (version, name) VALUES (1, '001_catalog.sql')");
+    const old = { id: 500, token: '00000000-0000-4000-8000-000000000001', owner_id: 1, name: 'old', query: 'select 1 as one', max_limit: 10 };
+    await pool.query('INSERT INTO sawmill_endpoints (id, token, owner_id, name, record) VALUES ($1, $2, $3, $4, $5)', [old.id, old.token, 1, old.name, old]);
+
+    catalog = await PostgresCatalog.open({ url: url.toString() });
+    assert.equal(catalog.endpointByName(1, 'old')?.language, 'bq_sql');
+    const stored = (await pool.query("SELECT record->>'language' AS language FROM sawmill_endpoints WHERE id = 500")).rows[0];
+    assert.equal(stored.language, 'bq_sql', 'the migration wrote it into the record');
+
+    const lql = await catalog.createEndpoint(1, { name: 'new', query: 'f:app.logs', language: 'lql' });
+    assert.equal((await pool.query("SELECT record->>'language' AS language FROM sawmill_endpoints WHERE id = $1", [lql.id])).rows[0].language, 'lql');
+    await assert.rejects(
+      pool.query('INSERT INTO sawmill_endpoints (id, token, owner_id, name, record) VALUES ($1, $2, $3, $4, $5)', [99, '00000000-0000-4000-8000-000000000099', 1, 'pg', { ...old, language: 'pg_sql' }]),
+      /sawmill_endpoints_language/,
+    );
+  } finally {
+    await catalog?.close();
+    await pool.end();
+  }
 });

@@ -1,17 +1,25 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { Endpoint } from '../../catalog/types.ts';
+import { ENDPOINT_LANGUAGES, type Endpoint } from '../../catalog/types.ts';
 import { AppError } from '../../errors.ts';
 import { toJsonText } from '../../ingest/json-text.ts';
 import { authenticate, presentedKey } from '../auth.ts';
 import type { Services } from '../services.ts';
 import { requireManager } from './sources.ts';
 
+/** Logflare's languages; pg_sql is Logflare's too, but Sawmill has no PostgreSQL warehouse to run it on. */
+const language = z.enum(ENDPOINT_LANGUAGES, {
+  error: (issue) =>
+    issue.input === 'pg_sql'
+      ? 'pg_sql (PostgreSQL SQL) is not supported: Sawmill runs bq_sql, ch_sql and lql'
+      : `is invalid: use one of ${ENDPOINT_LANGUAGES.join(', ')}`,
+});
+
 const endpointFields = z.object({
   name: z.string().trim().min(1, 'must not be empty').max(256),
   query: z.string().min(1, 'must not be empty').max(100_000),
   description: z.string().max(10_000).nullable().optional(),
-  language: z.literal('bq_sql').optional(),
+  language: language.optional(),
   sandboxable: z.boolean().optional(),
   cache_duration_seconds: z.number().int().min(0).max(86_400 * 30).optional(),
   proactive_requerying_seconds: z.number().int().min(0).max(86_400).optional(),
@@ -22,6 +30,7 @@ const endpointFields = z.object({
 
 const previewFields = z.object({
   query: endpointFields.shape.query,
+  language: language.optional().default('bq_sql'),
   params: z.record(z.string(), z.string()).optional().default({}),
   max_limit: z.number().int().min(1).max(10_000).optional().default(1000),
 });
@@ -78,8 +87,9 @@ export default async function endpointRoutes(app: FastifyInstance, { services }:
   // A draft run from the console: the query as edited, not saved over the endpoint callers use.
   app.post('/api/endpoints/preview', async (request, reply) => {
     const principal = requireManager(services, request);
-    const { query, params, max_limit } = previewFields.parse(request.body ?? {});
-    return reply.type('application/json; charset=utf-8').send(await endpoints.preview(principal.ownerId, query, params, max_limit));
+    const { query, language, params, max_limit } = previewFields.parse(request.body ?? {});
+    await services.writer.visible(); // checked against the fields of every event acknowledged so far
+    return reply.type('application/json; charset=utf-8').send(await endpoints.preview(principal.ownerId, { query, language }, params, max_limit));
   });
 
   app.get('/api/endpoints', { config }, async (request) => {
@@ -89,7 +99,8 @@ export default async function endpointRoutes(app: FastifyInstance, { services }:
 
   app.post('/api/endpoints', { config }, async (request, reply) => {
     const principal = requireManager(services, request);
-    const { language: _language, ...input } = endpointFields.parse(request.body ?? {});
+    const input = endpointFields.parse(request.body ?? {});
+    await services.writer.visible(); // checked against the fields of every event acknowledged so far
     return reply.status(201).send(endpointView(await endpoints.create(principal.ownerId, input)));
   });
 
@@ -97,7 +108,8 @@ export default async function endpointRoutes(app: FastifyInstance, { services }:
 
   const update = (partial: boolean) => async (request: FastifyRequest<{ Params: { token: string } }>) => {
     const endpoint = find(request);
-    const { language: _language, ...changes } = (partial ? endpointFields.partial() : endpointFields).parse(request.body ?? {});
+    const changes = (partial ? endpointFields.partial() : endpointFields).parse(request.body ?? {});
+    await services.writer.visible(); // checked against the fields of every event acknowledged so far
     return endpoints.update(endpoint, changes);
   };
   app.put<{ Params: { token: string } }>('/api/endpoints/:token', { config }, async (request) => endpointView(await update(false)(request)));
