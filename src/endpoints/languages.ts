@@ -22,24 +22,24 @@ export interface WrittenQuery {
   language: EndpointLanguage;
 }
 
-const chSqlMissing = () => new AppError(400, 'invalid_sql', 'ch_sql (ClickHouse SQL) endpoints are not available in this build');
-
 /** Check a query without running it; throws the translator's error (400, with line and column when known). */
 export function checkQuery(written: WrittenQuery, dialect: SqlDialect, ctx: LanguageContext): void {
-  if (written.language === 'bq_sql') describeQuery(written.query);
+  if (written.language !== 'lql') describeQuery(written.query, written.language);
   translateQuery(written, undefined, dialect, ctx);
 }
 
 /**
  * The engine's SQL for a query; with `consumerSql` (a sandboxable endpoint's caller's `sql`), that
- * query over the endpoint's CTEs. The caller's SQL is BigQuery SQL whatever the endpoint's language.
+ * query over the endpoint's CTEs. The caller writes in the endpoint's language (as Logflare's
+ * sandboxes do), BigQuery SQL for an LQL endpoint.
  */
 export function translateQuery(written: WrittenQuery, consumerSql: string | undefined, dialect: SqlDialect, ctx: LanguageContext): Translation {
   switch (written.language) {
     case 'bq_sql':
-      return consumerSql === undefined ? translate(written.query, dialect, ctx) : translateSandboxed(written.query, consumerSql, dialect, ctx);
     case 'ch_sql':
-      throw chSqlMissing();
+      return consumerSql === undefined
+        ? translate(written.query, dialect, ctx, written.language)
+        : translateSandboxed(written.query, consumerSql, dialect, ctx, written.language);
     case 'lql': {
       const sql = lqlToSql(written.query, (name) => ctx.sourceSchema(name));
       if (consumerSql !== undefined) return translateSandboxed(sql, consumerSql, dialect, ctx);

@@ -133,3 +133,47 @@ describe('LQL endpoints', () => {
     assert.equal(asSql.status, 400, 'without a language the draft is BigQuery SQL');
   });
 });
+
+describe('ch_sql endpoints', () => {
+  test('created, run with {name:Type} and @name parameters, and cached like a BigQuery one', async () => {
+    const query = [
+      'select toStartOfHour(timestamp) as hour, countIf(event_message like {pattern:String}) as matching, count() as events',
+      'from `shop.requests`',
+      'where @project is null or event_message != @project',
+      'group by hour',
+    ].join('\n');
+    const created = await create({ name: 'ch.hourly', language: 'ch_sql', query, cache_duration_seconds: 300 });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.equal(created.body.language, 'ch_sql');
+    const before = server.services.endpoints.cacheHits;
+    const rows = await run('ch.hourly', '?pattern=GET%25');
+    assert.deepEqual(rows.map((row) => [row.matching, row.events]), [[2, 3]]);
+    assert.deepEqual(await run('ch.hourly', '?pattern=GET%25'), rows);
+    assert.equal(server.services.endpoints.cacheHits, before + 1, 'the second call was a hit');
+    assert.deepEqual((await run('ch.hourly', '?pattern=POST%25')).map((row) => row.matching), [1]);
+  });
+
+  test('max rows, sandboxing in ClickHouse SQL, and the same query refused as BigQuery SQL', async () => {
+    const query = 'with recent as (select event_message, timestamp from `shop.requests`) select event_message from recent order by timestamp desc';
+    await create({ name: 'ch.sandbox', language: 'ch_sql', query, sandboxable: true, max_limit: 2 });
+    assert.equal((await run('ch.sandbox')).length, 2);
+    const sql = encodeURIComponent("select countIf(event_message like 'GET%') as n from recent");
+    assert.deepEqual(await run('ch.sandbox', `?sql=${sql}`), [{ n: 2 }]);
+    const asBigQuery = await create({ name: 'ch.as-bq', query: 'select toStartOfHour(timestamp) as hour from `shop.requests`' });
+    assert.equal(asBigQuery.status, 422, 'toStartOfHour is ClickHouse SQL');
+  });
+
+  test('bad ClickHouse SQL is a 422 with its line and column', async () => {
+    const reply = await create({ name: 'ch.bad', language: 'ch_sql', query: 'select\n  COUNTIF(1) from `shop.requests`' });
+    assert.equal(reply.status, 422);
+    assert.match(reply.body.errors.query[0], /countIf/);
+    assert.deepEqual([reply.body.line, reply.body.column], [2, 3]);
+    const settings = await create({ name: 'ch.settings', language: 'ch_sql', query: 'select 1 settings max_threads = 1' });
+    assert.equal(settings.status, 422);
+  });
+
+  test('Run draft (preview) runs ClickHouse SQL', async () => {
+    const reply = await server.request('POST', '/api/endpoints/preview', { body: { language: 'ch_sql', query: 'select count() as n from `shop.requests` where event_message like {prefix:String}', params: { prefix: 'GET%' } } });
+    assert.deepEqual([reply.status, reply.body], [200, { result: [{ n: 2 }] }]);
+  });
+});
