@@ -9,7 +9,7 @@ import { StartupError } from './startup.ts';
  * the parts that have one of their own: the journal's record framing and catalog.json (which also
  * carries its `version`). Bump a number when what is on disk changes, and add the migration.
  */
-export const DATA_FORMAT = { format: 1, journal: 1, catalog: 1 } as const;
+export const DATA_FORMAT = { format: 2, journal: 1, catalog: 1 } as const;
 export type DataFormat = { -readonly [K in keyof typeof DATA_FORMAT]: number };
 
 export const MARKER_FILE = 'sawmill-format.json';
@@ -34,6 +34,9 @@ const MIGRATIONS: Record<number, (dataDir: string) => Promise<void>> = {
     const { version } = JSON.parse(await readFile(catalog, 'utf8')) as { version?: unknown };
     if (version !== 1) throw new StartupError(`${catalog} has version ${String(version)}, which no Sawmill wrote without a ${MARKER_FILE}: restore it from a backup`);
   },
+  // Format 2 stores nothing differently: it marks the data dirs that have the logs.all.otel and
+  // logs endpoints, which the start after the upgrade adds (src/provision/supabase.ts).
+  1: async () => undefined,
 };
 
 /** The parts of a data dir that exist only once something was stored in it. */

@@ -17,7 +17,7 @@ import { ReadAfterWrite } from './pipeline/read-after-write.ts';
 import { EventWriter } from './pipeline/writer.ts';
 import { provisionAddedEndpoints, provisionSupabase } from './provision/supabase.ts';
 import { assertPortFree, prepareDataDir } from './startup.ts';
-import { openDataDir } from './data-format.ts';
+import { DATA_FORMAT, openDataDir } from './data-format.ts';
 import { openDuckDb } from './warehouse/duckdb/open.ts';
 import { openClickHouse } from './warehouse/clickhouse/open.ts';
 import type { SqlDialect } from './sql/index.ts';
@@ -113,8 +113,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
     await catalog.once('supabase-provisioned', provision);
     catalog.onChange((kind, id) => kind === 'endpoint' && endpoints.invalidate(id));
   } else if (firstStart) await provision();
-  else if (foundFormat === 0) {
-    for (const name of await provisionAddedEndpoints(DEFAULT_OWNER_ID, catalog, endpoints)) console.log(`data dir ${config.dataDir}: built-in endpoint ${name} added`);
+  else if (foundFormat < DATA_FORMAT.format) {
+    for (const name of await provisionAddedEndpoints(DEFAULT_OWNER_ID, catalog, endpoints, foundFormat)) console.log(`data dir ${config.dataDir}: built-in endpoint ${name} added`);
   }
 
   await app.listen({ port: config.port, host: config.host });

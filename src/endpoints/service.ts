@@ -1,12 +1,14 @@
 import { canQuery, type Principal } from '../catalog/access.ts';
 import type { Catalog, Endpoint, EndpointInput } from '../catalog/types.ts';
 import { AppError } from '../errors.ts';
-import { shapeOfSource, type SqlDialect, type Translation } from '../sql/index.ts';
+import { shapeOfSource, translate, type SqlDialect, type Translation } from '../sql/index.ts';
 import type { NestedReads, RecordFields, Warehouse } from '../warehouse/types.ts';
 import { ResultCache } from './cache.ts';
 import { checkQuery, translateQuery, type LanguageContext, type WrittenQuery } from './languages.ts';
 import { lqlToSql, splitLql } from './lql-endpoint.ts';
 import { nestedReads } from './nested-reads.ts';
+import { isUnifiedLogsEndpoint, logsWindow, refuseCountStar, WINDOW } from './unified-logs.ts';
+import { UNIFIED_LOGS_TABLE } from '../sql/unified-logs.ts';
 
 export interface EndpointServiceOptions {
   queryTimeoutMs: number;
@@ -76,6 +78,7 @@ export class EndpointService {
     // LQL becomes SQL over the fields the source has; uncached, the query waits for the events anyway.
     if (endpoint.language === 'lql' && endpoint.cache_duration_seconds <= 0) await this.options.visible?.();
     const translation = this.translate(endpoint, request.sql);
+    if (isUnifiedLogsEndpoint(endpoint)) request = { ...request, ...logsWindow(request) };
     const params = Object.fromEntries(translation.parameters.map((name) => [name, request[name] ?? null]));
     const timeoutMs = endpoint.query_timeout_ms ?? this.options.queryTimeoutMs;
     const execute = async () => replyBody(await this.warehouse.queryJson(translation.sql, params, { timeoutMs, maxRows: endpoint.max_limit }));
@@ -192,6 +195,7 @@ export class EndpointService {
    * endpoint is unchanged and every table it named still resolves to the same relation.
    */
   private translate(endpoint: Endpoint, consumerSql: string | undefined): Translation {
+    if (isUnifiedLogsEndpoint(endpoint)) return this.translateUnifiedLogs(endpoint, consumerSql);
     const sandboxed = consumerSql !== undefined && endpoint.sandboxable;
     const epoch = this.warehouse.translationEpoch?.() ?? 0;
     const context = this.context(endpoint.owner_id);
@@ -211,10 +215,25 @@ export class EndpointService {
       },
     };
     const translation = translateQuery(endpoint, sandboxed ? consumerSql : undefined, this.dialect, recording);
+    // The unified `logs` table spans every source, which may be added or widened at any time.
+    if (resolved.some(([name]) => name.toLowerCase() === UNIFIED_LOGS_TABLE)) return translation;
     this.translations.delete(key);
     this.translations.set(key, { translation, resolved });
     if (this.translations.size > MAX_MEMOS) this.translations.delete(this.translations.keys().next().value!);
     return translation;
+  }
+
+  /**
+   * `logs.all.otel` and `logs` (src/endpoints/unified-logs.ts): the caller's `sql`, or the
+   * endpoint's query, over the unified `logs` table alone, bounded by the request's window. Not
+   * memoised: the table spans every source, which may be added or widened at any time.
+   */
+  private translateUnifiedLogs(endpoint: Endpoint, consumerSql: string | undefined): Translation {
+    const sql = consumerSql ?? endpoint.query;
+    refuseCountStar(sql);
+    // The caller writes in the endpoint's language, as for any sandboxed endpoint: Supabase's are ClickHouse SQL.
+    const language = endpoint.language === 'bq_sql' ? 'bq_sql' : 'ch_sql';
+    return translate(sql, this.dialect, { ...this.context(endpoint.owner_id), unifiedLogs: { only: true, window: WINDOW, refuseStar: true } }, language);
   }
 
   private context(ownerId: number): LanguageContext {

@@ -301,8 +301,30 @@ select
 from bucket_counts
 order by timestamp asc`;
 
-/** Built-in endpoints a data dir made before the format marker (Sawmill 0.1.0) lacks: added once, on upgrade. */
-export const ADDED_AFTER_FORMAT_0 = ['functions.combined-stats', 'service-health'];
+/**
+ * Built-in endpoints by the data format that first had them (src/data-format.ts): a data dir of an
+ * older format lacks them, and gets them once, on upgrade.
+ */
+const ADDED_IN_FORMAT: Record<number, string[]> = {
+  1: ['functions.combined-stats', 'service-health'],
+  2: ['logs.all.otel', 'logs'],
+};
+
+/** The built-in endpoints a data dir of `format` lacks. */
+export function builtinsAddedAfter(format: number): string[] {
+  return Object.entries(ADDED_IN_FORMAT).flatMap(([added, names]) => (Number(added) > format ? names : []));
+}
+
+/**
+ * Supabase's ClickHouse logs endpoints (src/endpoints/unified-logs.ts): Studio's Logs Explorer
+ * (`logs.all.otel`) and the Management API (`logs`). Callers send `sql` over the unified `logs`
+ * table; without it, the recent API gateway requests, as Supabase answers.
+ */
+const RECENT_EDGE_LOGS = `select id, timestamp, event_message
+from logs
+where source = 'edge_logs'
+order by timestamp desc
+limit 100`;
 
 export const BUILTIN_ENDPOINTS: EndpointInput[] = [
   { name: 'logs.all', query: LOGS_ALL, max_limit: 1000, cache_duration_seconds: 0, proactive_requerying_seconds: 0, sandboxable: false },
@@ -311,4 +333,7 @@ export const BUILTIN_ENDPOINTS: EndpointInput[] = [
   // Uncached: both pages show the last minutes and offer a refresh button.
   { name: 'functions.combined-stats', query: COMBINED_STATS, max_limit: 10_000, cache_duration_seconds: 0, proactive_requerying_seconds: 0, sandboxable: false },
   { name: 'service-health', query: SERVICE_HEALTH, max_limit: 10_000, cache_duration_seconds: 0, proactive_requerying_seconds: 0, sandboxable: false },
+  // Uncached: every call names its own window, by default the last minute.
+  { name: 'logs.all.otel', query: RECENT_EDGE_LOGS, max_limit: 1000, cache_duration_seconds: 0, proactive_requerying_seconds: 0, sandboxable: true },
+  { name: 'logs', query: RECENT_EDGE_LOGS, max_limit: 1000, cache_duration_seconds: 0, proactive_requerying_seconds: 0, sandboxable: true },
 ];

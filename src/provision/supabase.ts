@@ -3,7 +3,7 @@ import type { Catalog } from '../catalog/types.ts';
 import type { EndpointService } from '../endpoints/service.ts';
 import { schemaForRows } from '../warehouse/schema.ts';
 import type { JsonValue, RecordFields, Warehouse } from '../warehouse/types.ts';
-import { ADDED_AFTER_FORMAT_0, BUILTIN_ENDPOINTS } from './builtin-endpoints.ts';
+import { BUILTIN_ENDPOINTS, builtinsAddedAfter } from './builtin-endpoints.ts';
 
 /** The sources a self-hosted Supabase stack sends to, by name. */
 export const SUPABASE_SOURCES = [
@@ -49,13 +49,14 @@ export async function provisionSupabase(
 }
 
 /**
- * Upgrading a data dir made before the format marker: a Supabase deployment (one that has the
- * provisioned sources) gets the built-in endpoints added since, unless it has endpoints of those
- * names. Only on that upgrade: a built-in deleted later stays deleted.
+ * Upgrading a data dir of an older format (0: made before the format marker): a Supabase
+ * deployment (one that has the provisioned sources) gets the built-in endpoints added since,
+ * unless it has endpoints of those names. Only on that upgrade: a built-in deleted later stays deleted.
  */
-export async function provisionAddedEndpoints(ownerId: number, catalog: Catalog, endpoints: EndpointService): Promise<string[]> {
+export async function provisionAddedEndpoints(ownerId: number, catalog: Catalog, endpoints: EndpointService, fromFormat: number): Promise<string[]> {
   if (!catalog.sourceByName(ownerId, 'deno-relay-logs')) return [];
-  const added = BUILTIN_ENDPOINTS.filter((endpoint) => ADDED_AFTER_FORMAT_0.includes(endpoint.name) && !catalog.endpointByName(ownerId, endpoint.name));
+  const missing = builtinsAddedAfter(fromFormat);
+  const added = BUILTIN_ENDPOINTS.filter((endpoint) => missing.includes(endpoint.name) && !catalog.endpointByName(ownerId, endpoint.name));
   for (const endpoint of added) await endpoints.create(ownerId, endpoint);
   return added.map((endpoint) => endpoint.name);
 }

@@ -18,6 +18,7 @@ import { selectExpressions, subExpressions } from './unnest-chains.ts';
 import { invalidSql } from './parse.ts';
 import { parseQuery } from './parse.ts';
 import type { SqlDialect } from './dialect.ts';
+import { expandUnifiedLogs, unifiedLogsResolver, type UnifiedLogsOptions } from './unified-logs.ts';
 
 export type { SqlDialect } from './dialect.ts';
 export type { TableShape } from './catalog.ts';
@@ -59,6 +60,11 @@ export interface TranslateContext {
   tableShape?(name: string): TableShape | undefined;
   /** The sources the query could name, for "Did you mean" when it names another. */
   tableNames?(): Iterable<string>;
+  /**
+   * How the unified `logs` table reads (unified-logs.ts). It exists when the context lists its
+   * sources and their shapes and none is named `logs`; `only` makes it the one table a query may read.
+   */
+  unifiedLogs?: UnifiedLogsOptions & { only?: boolean };
 }
 
 /**
@@ -96,9 +102,11 @@ export interface Translation {
 }
 
 export function translate(sql: string, dialect: SqlDialect, ctx: TranslateContext, language: SqlLanguage = 'bq_sql'): Translation {
-  const lowered = lowerIn(language, sql, { resolveTable: (name) => ctx.resolveTable(name), tableNames: () => ctx.tableNames?.() ?? [] });
+  const logs = unifiedLogsResolver(ctx);
+  const lowered = lowerIn(language, sql, { resolveTable: logs.resolveTable, tableNames: () => (ctx.unifiedLogs?.only ? [] : (ctx.tableNames?.() ?? [])) });
+  const windowParameters = expandUnifiedLogs(lowered.query, logs.sources, ctx.unifiedLogs);
   analyze(lowered.query, analyzeOptions(ctx));
-  return { sql: dialect.generate(lowered.query), parameters: lowered.parameters };
+  return { sql: dialect.generate(lowered.query), parameters: [...new Set([...lowered.parameters, ...windowParameters])] };
 }
 
 /**
@@ -116,8 +124,9 @@ export function describeQuery(sql: string, language: SqlLanguage = 'bq_sql'): { 
  * CTEs, and may read only those CTEs (and its own).
  */
 export function translateSandboxed(endpointSql: string, consumerSql: string, dialect: SqlDialect, ctx: TranslateContext, language: SqlLanguage = 'bq_sql'): Translation {
+  const logs = unifiedLogsResolver(ctx);
   const endpointParsed = frontEnd(language).parse(endpointSql);
-  const endpoint = lowerCtes(endpointParsed.ast, { resolveTable: (name) => ctx.resolveTable(name) }, endpointParsed.lowering);
+  const endpoint = lowerCtes(endpointParsed.ast, { resolveTable: logs.resolveTable }, endpointParsed.lowering);
   if (endpoint.ctes.length === 0) throw invalidSqlNoCtes();
   let readsOptionalTable = false;
   const consumerParsed = frontEnd(language).parse(consumerSql);
@@ -132,8 +141,9 @@ export function translateSandboxed(endpointSql: string, consumerSql: string, dia
   }, consumerParsed.lowering);
   if (readsOptionalTable) return { sql: dialect.generate(NO_ROWS), parameters: [] };
   const query = { ...consumer.query, ctes: [...withoutShadowed(endpoint.ctes, consumer.query.ctes), ...consumer.query.ctes] };
+  const windowParameters = expandUnifiedLogs(query, logs.sources, ctx.unifiedLogs);
   analyze(query, analyzeOptions(ctx));
-  const parameters = [...new Set([...endpoint.parameters, ...consumer.parameters])];
+  const parameters = [...new Set([...endpoint.parameters, ...consumer.parameters, ...windowParameters])];
   return { sql: dialect.generate(query), parameters };
 }
 

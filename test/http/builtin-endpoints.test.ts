@@ -178,7 +178,7 @@ describe('usage.api-counts', () => {
 describe('endpoint API', () => {
   test('by UUID as well as by name, on /endpoints/query too', async () => {
     const list = (await server.request('GET', '/api/endpoints')).body as any[];
-    assert.deepEqual(list.map((endpoint) => endpoint.name).sort(), ['functions.combined-stats', 'functions.invocation-stats', 'logs.all', 'service-health', 'usage.api-counts']);
+    assert.deepEqual(list.map((endpoint) => endpoint.name).sort(), ['functions.combined-stats', 'functions.invocation-stats', 'logs', 'logs.all', 'logs.all.otel', 'service-health', 'usage.api-counts']);
     const logsAll = list.find((endpoint) => endpoint.name === 'logs.all');
     assert.deepEqual([logsAll.max_limit, logsAll.cache_duration_seconds, logsAll.sandboxable, logsAll.language], [1000, 0, false, 'bq_sql']);
     const stats = list.find((endpoint) => endpoint.name === 'functions.invocation-stats');

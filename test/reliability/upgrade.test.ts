@@ -46,13 +46,13 @@ test('a data dir from before the marker (today’s layout without it) is migrate
   // Sawmill 0.1.0 provisioned only Logflare's three built-in endpoints.
   const catalogPath = join(dataDir, 'catalog.json');
   const catalog = JSON.parse(await readFile(catalogPath, 'utf8')) as { endpoints: Array<{ name: string }> };
-  catalog.endpoints = catalog.endpoints.filter((endpoint) => !['functions.combined-stats', 'service-health'].includes(endpoint.name));
+  catalog.endpoints = catalog.endpoints.filter((endpoint) => !['functions.combined-stats', 'service-health', 'logs.all.otel', 'logs'].includes(endpoint.name));
   await writeFile(catalogPath, JSON.stringify(catalog));
   const server = await spawnServer({ SAWMILL_DATA_DIR: dataDir, SAWMILL_API_KEY: PRIVATE_KEY, SAWMILL_LOG_LEVEL: 'info' }, await freePort());
   try {
     assert.match(server.output(), new RegExp(`data dir ${dataDir}: migrated from format 0 to 1`));
     const names = await endpointNames(server.url);
-    for (const added of ['functions.combined-stats', 'service-health']) assert.ok(names.includes(added), `the upgrade adds ${added}: ${names}`);
+    for (const added of ['functions.combined-stats', 'service-health', 'logs.all.otel', 'logs']) assert.ok(names.includes(added), `the upgrade adds ${added}: ${names}`);
     const health = await fetch(`${server.url}/api/endpoints/query/service-health?granularity=hour`, { headers: { 'x-api-key': PRIVATE_KEY } });
     assert.equal(health.status, 200, await health.text());
     assert.deepEqual(JSON.parse(await readFile(join(dataDir, MARKER_FILE), 'utf8')), { ...DATA_FORMAT, written_by: SAWMILL_VERSION });
@@ -60,6 +60,29 @@ test('a data dir from before the marker (today’s layout without it) is migrate
     assert.deepEqual(await reply.json(), { result: [{ n: 5 }] });
     const sources = (await (await fetch(`${server.url}/api/sources`, { headers: { 'x-api-key': PRIVATE_KEY } })).json()) as Array<{ name: string; retention_days: number | null }>;
     assert.equal(sources.find((source) => source.name === 'old.logs')?.retention_days, 9);
+  } finally {
+    assert.equal(await stopServer(server), 0);
+  }
+});
+
+test('a format 1 data dir gets the logs endpoints, once: the others it has are left alone', async () => {
+  const dataDir = await copyOf('format-1');
+  const markerPath = join(dataDir, MARKER_FILE);
+  await writeFile(markerPath, `${JSON.stringify({ ...DATA_FORMAT, format: 1, written_by: '0.2.0' })}\n`);
+  const catalogPath = join(dataDir, 'catalog.json');
+  const catalog = JSON.parse(await readFile(catalogPath, 'utf8')) as { endpoints: Array<{ name: string }> };
+  // Deleted by its user before the upgrade: a format 1 dir had service-health, so it stays deleted.
+  catalog.endpoints = catalog.endpoints.filter((endpoint) => !['service-health', 'logs.all.otel', 'logs'].includes(endpoint.name));
+  await writeFile(catalogPath, JSON.stringify(catalog));
+  const server = await spawnServer({ SAWMILL_DATA_DIR: dataDir, SAWMILL_API_KEY: PRIVATE_KEY, SAWMILL_LOG_LEVEL: 'info' }, await freePort());
+  try {
+    assert.match(server.output(), new RegExp(`data dir ${dataDir}: migrated from format 1 to 2`));
+    const names = await endpointNames(server.url);
+    assert.ok(names.includes('logs.all.otel') && names.includes('logs'), `the upgrade adds the logs endpoints: ${names}`);
+    assert.ok(!names.includes('service-health'), `service-health was deleted before the upgrade: ${names}`);
+    const reply = await fetch(`${server.url}/api/endpoints/query/logs.all.otel`, { headers: { 'x-api-key': PRIVATE_KEY } });
+    assert.equal(reply.status, 200, await reply.text());
+    assert.equal(JSON.parse(await readFile(markerPath, 'utf8')).format, DATA_FORMAT.format);
   } finally {
     assert.equal(await stopServer(server), 0);
   }
@@ -73,7 +96,7 @@ test('a data dir from a newer Sawmill is refused in one line, and left as it was
   assert.equal(run.code, 1);
   assert.equal(
     run.stderr,
-    `sawmill: data dir ${dataDir} was written by Sawmill 9.0.0 (format ${DATA_FORMAT.format + 1}); this Sawmill ${SAWMILL_VERSION} reads format 1, journal 1, catalog 1 and older: run that version or newer, or restore a backup taken before the upgrade\n`,
+    `sawmill: data dir ${dataDir} was written by Sawmill 9.0.0 (format ${DATA_FORMAT.format + 1}); this Sawmill ${SAWMILL_VERSION} reads format ${DATA_FORMAT.format}, journal 1, catalog 1 and older: run that version or newer, or restore a backup taken before the upgrade\n`,
   );
   assert.equal(await readFile(join(dataDir, MARKER_FILE), 'utf8'), newer);
 });

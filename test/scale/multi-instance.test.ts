@@ -93,7 +93,7 @@ test('the deployment is provisioned once and both instances see the same catalog
   assert.equal(fromA.body.length, 9);
   assert.deepEqual(fromB.body, fromA.body);
   const endpoints = (await call(b, 'GET', '/api/endpoints')).body.map((endpoint: any) => endpoint.name).sort();
-  assert.deepEqual(endpoints, ['functions.combined-stats', 'functions.invocation-stats', 'logs.all', 'service-health', 'usage.api-counts']);
+  assert.deepEqual(endpoints, ['functions.combined-stats', 'functions.invocation-stats', 'logs', 'logs.all', 'logs.all.otel', 'service-health', 'usage.api-counts']);
 });
 
 test('events ingested through one instance are queried through the other', { skip }, async () => {

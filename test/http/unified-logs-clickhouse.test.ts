@@ -1,0 +1,3 @@
+/** test/http/unified-logs.test.ts again, with events stored in ClickHouse (chdb) instead of DuckDB. */
+process.env.SAWMILL_TEST_WAREHOUSE = 'clickhouse';
+await import('./unified-logs.test.ts');

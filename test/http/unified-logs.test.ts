@@ -1,0 +1,229 @@
+/**
+ * Supabase's unified `logs` table through `logs.all.otel` and `logs`: the queries Supabase
+ * publishes for it (its logs-query guide) and the ones Studio's OTel builders send
+ * (Logs.utils.otel.ts), over real sample events of each Supabase source at controlled times,
+ * every row checked; and Supabase's rules for the window, `select *` and `count(*)`.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { INGEST_KEY, startTestServer, type TestServer } from '../support/server.ts';
+
+let server: TestServer;
+const now = Date.now();
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const iso = (ms: number) => new Date(ms).toISOString();
+/** Every event but one lands ten minutes ago, a second apart: inside WINDOW, outside the default last minute. */
+const base = now - 10 * MINUTE;
+const WINDOW = { iso_timestamp_start: iso(now - 20 * MINUTE), iso_timestamp_end: iso(now + MINUTE) };
+
+type Json = Record<string, any>;
+const sample = (name: string): Json => JSON.parse(readFileSync(`../shared/samples/supabase/${name}.json`, 'utf8'));
+
+let second = 0;
+/** A real sample event of `source`, its metadata changed by `edit`. */
+function event(source: string, id: string, edit: (event: Json) => void = () => undefined): Json {
+  const value = sample(source);
+  value.id = id;
+  value.timestamp = iso(base + ++second * 1000);
+  edit(value);
+  return value;
+}
+
+function edge(id: string, method: string, path: string, status: number): Json {
+  return event('cloudflare.logs.prod', id, (value) => {
+    Object.assign(value.metadata.request, { method, path, search: path.includes('?') ? path.slice(path.indexOf('?')) : null });
+    value.metadata.response.status_code = status;
+    value.event_message = `${method} | ${status} | ${path}`;
+  });
+}
+const postgres = (id: string, severity: string, message: string) =>
+  event('postgres.logs', id, (value) => {
+    value.metadata.parsed.error_severity = severity;
+    value.event_message = message;
+  });
+const auth = (id: string, level: string, status: string, msg: string) =>
+  event('gotrue.logs.prod', id, (value) => Object.assign(value.metadata, { level, status, msg }));
+const functionLog = (id: string, level: string) => event('deno-subhosting-events', id, (value) => (value.metadata.level = level));
+
+async function ship(source: string, events: Json[]): Promise<void> {
+  const reply = await server.request('POST', `/api/logs?source_name=${encodeURIComponent(source)}`, { body: events, key: INGEST_KEY });
+  assert.equal(reply.status, 200, JSON.stringify(reply.body));
+}
+
+/** Studio's call: POST with `sql` and the window in the body. */
+async function otel(sql: string | undefined, window: Record<string, string> = WINDOW, endpoint = 'logs.all.otel') {
+  const reply = await server.request('POST', `/api/endpoints/query/${endpoint}`, { body: { ...(sql === undefined ? {} : { sql }), ...window } });
+  return reply;
+}
+async function rows(sql: string | undefined, window?: Record<string, string>, endpoint?: string): Promise<Json[]> {
+  const reply = await otel(sql, window, endpoint);
+  assert.equal(reply.status, 200, JSON.stringify(reply.body));
+  return reply.body.result as Json[];
+}
+
+before(async () => {
+  server = await startTestServer();
+  await ship('cloudflare.logs.prod', [
+    edge('edge-get', 'GET', '/rest/v1/todos?select=*', 200),
+    edge('edge-post', 'POST', '/auth/v1/token', 401),
+    edge('edge-fail', 'GET', '/storage/v1/object/avatars/a.png', 503),
+  ]);
+  await ship('postgres.logs', [
+    postgres('pg-log', 'LOG', 'connection received'),
+    postgres('pg-error', 'ERROR', 'deadlock detected'),
+    postgres('pg-warning', 'WARNING', 'there is no transaction in progress'),
+    postgres('pg-fatal', 'FATAL', 'password authentication failed'),
+  ]);
+  await ship('gotrue.logs.prod', [auth('auth-ok', 'info', '200', 'request completed'), auth('auth-error', 'error', '500', 'database error')]);
+  await ship('deno-subhosting-events', [functionLog('fn-info', 'info'), functionLog('fn-error', 'error')]);
+});
+after(() => server.stop({ removeData: true }));
+
+describe("Supabase's published logs queries", () => {
+  test('recent edge requests with method, path and status, read from the typed fields', async () => {
+    const result = await rows(`-- edge requests with method and path
+select
+  log_attributes['request.method'] as method,
+  log_attributes['request.path'] as path,
+  log_attributes['response.status_code'] as status
+from logs
+where source = 'edge_logs'
+order by timestamp desc
+limit 100`);
+    assert.deepEqual(result, [
+      { method: 'GET', path: '/storage/v1/object/avatars/a.png', status: '503' },
+      { method: 'POST', path: '/auth/v1/token', status: '401' },
+      { method: 'GET', path: '/rest/v1/todos?select=*', status: '200' },
+    ]);
+  });
+
+  test('auth errors', async () => {
+    const result = await rows(`select event_message, log_attributes['msg'] as message
+from logs
+where source = 'auth_logs'
+  and log_attributes['level'] in ('error', 'fatal')
+order by timestamp desc
+limit 100`);
+    assert.equal(result.length, 1);
+    assert.equal(result[0]!.message, 'database error');
+  });
+
+  test('postgres errors grouped by severity', async () => {
+    const result = await rows(`select log_attributes['parsed.error_severity'] as severity, count(id) as count
+from logs
+where source = 'postgres_logs'
+  and log_attributes['parsed.error_severity'] in ('ERROR', 'FATAL', 'PANIC')
+group by severity
+order by severity
+limit 100`);
+    assert.deepEqual(result, [
+      { severity: 'ERROR', count: 1 },
+      { severity: 'FATAL', count: 1 },
+    ]);
+  });
+});
+
+describe('the columns', () => {
+  test("source and source_name are Studio's names; severity_text and project follow Logflare's rules", async () => {
+    const result = await rows(`select id, source, source_name, severity_text, severity_number, project
+from logs
+order by id
+limit 100`);
+    const byId = Object.fromEntries(result.map(({ id, ...row }) => [id, row]));
+    const row = (source: string, severity_text: string, severity_number: number, project = 'default') => ({ source, source_name: source, severity_text, severity_number, project });
+    assert.deepEqual(byId, {
+      // edge logs have no level: INFO
+      'edge-get': row('edge_logs', 'INFO', 9),
+      'edge-post': row('edge_logs', 'INFO', 9),
+      'edge-fail': row('edge_logs', 'INFO', 9),
+      // metadata.parsed.error_severity
+      'pg-log': row('postgres_logs', 'LOG', 9),
+      'pg-error': row('postgres_logs', 'ERROR', 17),
+      'pg-warning': row('postgres_logs', 'WARNING', 13),
+      'pg-fatal': row('postgres_logs', 'FATAL', 21),
+      // metadata.level, upper-cased
+      'auth-ok': row('auth_logs', 'INFO', 9),
+      'auth-error': row('auth_logs', 'ERROR', 17),
+      // the project from metadata.project_ref
+      'fn-info': row('function_logs', 'INFO', 9),
+      'fn-error': row('function_logs', 'ERROR', 17),
+    });
+  });
+
+  test('source_name filters as source does; a key a source lacks reads as an empty string, not NULL', async () => {
+    const result = await rows(`select id, log_attributes['response.status_code'] as status, log_attributes['no.such.key'] as missing
+from logs
+where source_name = 'edge_logs' and log_attributes['response.status_code'] != '200'
+order by id`);
+    assert.deepEqual(result, [
+      { id: 'edge-fail', status: '503', missing: '' },
+      { id: 'edge-post', status: '401', missing: '' },
+    ]);
+    const acrossSources = await rows(`select id, log_attributes['level'] as level from logs where source in ('auth_logs', 'edge_logs') order by id`);
+    assert.deepEqual(acrossSources, [
+      { id: 'auth-error', level: 'error' },
+      { id: 'auth-ok', level: 'info' },
+      { id: 'edge-fail', level: '' },
+      { id: 'edge-get', level: '' },
+      { id: 'edge-post', level: '' },
+    ]);
+  });
+
+  test('keys are the dotted path without metadata; numbers and booleans as text; a top-level field wins over metadata', async () => {
+    const [row] = await rows(`select
+  log_attributes['request.cf.asn'] as asn,
+  log_attributes['request.cf.botManagement.staticResource'] as static_resource,
+  log_attributes['project'] as project,
+  log_attributes['metadata.request.method'] as with_root
+from logs
+where id = 'edge-get'`);
+    const cf = sample('cloudflare.logs.prod').metadata.request.cf;
+    assert.deepEqual(row, { asn: String(cf.asn), static_resource: String(cf.botManagement.staticResource), project: 'default', with_root: '' });
+  });
+});
+
+describe("the endpoints' rules", () => {
+  test('without sql: the recent edge logs; logs answers as logs.all.otel does', async () => {
+    const ids = (result: Json[]) => result.map((row) => row.id);
+    assert.deepEqual(ids(await rows(undefined)), ['edge-fail', 'edge-post', 'edge-get']);
+    assert.deepEqual(ids(await rows(undefined, WINDOW, 'logs')), ['edge-fail', 'edge-post', 'edge-get']);
+  });
+
+  test('with neither bound only the last minute; the bounds are inclusive', async () => {
+    await ship('cloudflare.logs.prod', [{ ...edge('edge-now', 'GET', '/rest/v1/now', 200), timestamp: iso(Date.now() - 5_000) }]);
+    assert.deepEqual(await rows(`select id from logs`, {}), [{ id: 'edge-now' }]);
+    const first = iso(base + 1000);
+    assert.deepEqual(await rows(`select id from logs where source = 'edge_logs'`, { iso_timestamp_start: first, iso_timestamp_end: first }), [{ id: 'edge-get' }]);
+  });
+
+  test('a window over 24 hours is refused with a message', async () => {
+    const reply = await otel('select id from logs', { iso_timestamp_start: iso(now - 25 * HOUR), iso_timestamp_end: iso(now) });
+    assert.equal(reply.status, 400);
+    assert.match(reply.body.error.message, /longer than 24 hours/);
+    assert.equal((await otel('select id from logs', { iso_timestamp_start: iso(now - 24 * HOUR), iso_timestamp_end: iso(now) })).status, 200);
+    const bad = await otel('select id from logs', { iso_timestamp_start: 'yesterday', iso_timestamp_end: iso(now) });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.error.message, /iso_timestamp_start must be an ISO 8601 timestamp/);
+  });
+
+  test('select * and count(*) are refused; count(id) and a string holding count(*) are not', async () => {
+    for (const sql of ['select * from logs', 'select l.* from logs as l', 'select count(*) as n from logs', "select COUNT( * ) from logs where source = 'edge_logs'"]) {
+      const reply = await otel(sql);
+      assert.equal(reply.status, 400, sql);
+      assert.match(reply.body.error.message, /select \* is not allowed|count\(\*\) is not allowed/, sql);
+    }
+    const beforeNow = { ...WINDOW, iso_timestamp_end: iso(base + MINUTE) };
+    assert.deepEqual(await rows(`select count(id) as n from logs where event_message != 'count(*)' and source = 'edge_logs'`, beforeNow), [{ n: 3 }]);
+  });
+
+  test('the logs table is the only one; reading the whole log_attributes map is refused', async () => {
+    const other = await otel('select id from `cloudflare.logs.prod`');
+    assert.equal(other.status, 400);
+    assert.match(other.body.error.message, /cloudflare\.logs\.prod/);
+    const whole = await otel(`select log_attributes from logs where source = 'edge_logs'`);
+    assert.equal(whole.status, 400);
+    assert.match(whole.body.error.message, /log_attributes is read here without a key/);
+  });
+});
