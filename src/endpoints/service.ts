@@ -225,7 +225,8 @@ export class EndpointService {
 
   /**
    * `logs.all.otel` and `logs` (src/endpoints/unified-logs.ts): the caller's `sql`, or the
-   * endpoint's query, over the unified `logs` table alone, bounded by the request's window. Not
+   * endpoint's query, in ClickHouse SQL over the unified `logs` table alone, bounded by the
+   * request's window. Not
    * memoised: the table spans every source, which may be added or widened at any time.
    */
   private translateUnifiedLogs(endpoint: Endpoint, consumerSql: string | undefined): Translation {

@@ -120,12 +120,20 @@ const asString = (expr: ir.Expr): ir.Expr => ({ kind: 'cast', expr, type: 'STRIN
 const attributeColumn = (index: number) => `__log_attribute_${index}`;
 
 /**
- * `log_attributes['key']` as lowered: a subscript by a string literal of a name ending in
- * `log_attributes`. Returns the key, or undefined for anything else.
+ * `log_attributes['key']` as lowered: ClickHouse SQL's map subscript, or BigQuery's subscript, by
+ * a string literal of a name ending in `log_attributes`. Returns the key and the name it reads.
  */
-function attributeKey(expr: ir.Expr): string | undefined {
-  if (expr.kind !== 'subscript' || expr.index.kind !== 'string' || expr.base.kind !== 'ref') return undefined;
-  return expr.base.path.at(-1)?.toLowerCase() === MAP_COLUMN ? expr.index.value : undefined;
+function attributeRead(node: { kind: string }): { key: string; path: string[] } | undefined {
+  const read = node as { kind: string; base?: ir.Expr; index?: ir.Expr; key?: ir.Expr };
+  const key = read.kind === 'subscript' ? read.index : read.kind === 'map_subscript' ? read.key : undefined;
+  if (key?.kind !== 'string' || read.base?.kind !== 'ref') return undefined;
+  return read.base.path.at(-1)?.toLowerCase() === MAP_COLUMN ? { key: key.value, path: read.base.path } : undefined;
+}
+
+/** Turn `node` into `replacement` in place (the tree holds it by reference). */
+function replaceNode(node: object, replacement: object): void {
+  for (const name of Object.keys(node)) delete (node as Record<string, unknown>)[name];
+  Object.assign(node, replacement);
 }
 
 type SourceRelation = Extract<ir.Relation, { kind: 'source' }>;
@@ -165,15 +173,14 @@ export function expandUnifiedLogs(query: ir.Query, sources: UnifiedLogsSources, 
   const found: Found = { relations: [], kept: new Map(), keys: new Map(), names: new Set(), star: false, wholeMap: undefined };
   walk(query, (node) => {
     const expr = node as ir.Expr;
-    const key = attributeKey(expr);
-    if (key !== undefined && expr.kind === 'subscript' && expr.base.kind === 'ref') {
-      let column = found.keys.get(key);
-      if (!column) found.keys.set(key, (column = attributeColumn(found.keys.size)));
-      const path = [...expr.base.path.slice(0, -1), column];
+    const read = attributeRead(node);
+    if (read) {
+      let column = found.keys.get(read.key);
+      if (!column) found.keys.set(read.key, (column = attributeColumn(found.keys.size)));
+      const path = [...read.path.slice(0, -1), column];
       for (const name of path) found.names.add(name.toLowerCase());
       // The subscript becomes a read of the key's column, through the same qualifier.
-      Object.assign(expr, { kind: 'ref', path }, { base: undefined, index: undefined, mode: undefined });
-      for (const name of ['base', 'index', 'mode'] as const) delete (expr as unknown as Record<string, unknown>)[name];
+      replaceNode(node, { kind: 'ref', path });
       return false;
     }
     if (expr.kind === 'ref') {
@@ -208,9 +215,7 @@ export function expandUnifiedLogs(query: ir.Query, sources: UnifiedLogsSources, 
   const hidden = [...found.keys.values()];
   for (const relation of found.relations) {
     const union = unionOfSources(sources, columns, found.keys, options, found.kept.get(relation));
-    const replacement: ir.Relation = { kind: 'subquery', query: union, alias: relation.alias };
-    for (const name of Object.keys(relation)) delete (relation as unknown as Record<string, unknown>)[name];
-    Object.assign(relation, replacement);
+    replaceNode(relation, { kind: 'subquery', query: union, alias: relation.alias } satisfies ir.Relation);
   }
   // `SELECT *` over logs shows the table's columns, not the key columns made for this query.
   if (found.star && hidden.length > 0) {
