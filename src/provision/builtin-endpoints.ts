@@ -334,6 +334,6 @@ export const BUILTIN_ENDPOINTS: EndpointInput[] = [
   { name: 'functions.combined-stats', query: COMBINED_STATS, max_limit: 10_000, cache_duration_seconds: 0, proactive_requerying_seconds: 0, sandboxable: false },
   { name: 'service-health', query: SERVICE_HEALTH, max_limit: 10_000, cache_duration_seconds: 0, proactive_requerying_seconds: 0, sandboxable: false },
   // Uncached: every call names its own window, by default the last minute.
-  { name: 'logs.all.otel', query: RECENT_EDGE_LOGS, max_limit: 1000, cache_duration_seconds: 0, proactive_requerying_seconds: 0, sandboxable: true },
-  { name: 'logs', query: RECENT_EDGE_LOGS, max_limit: 1000, cache_duration_seconds: 0, proactive_requerying_seconds: 0, sandboxable: true },
+  { name: 'logs.all.otel', language: 'ch_sql', query: RECENT_EDGE_LOGS, max_limit: 1000, cache_duration_seconds: 0, proactive_requerying_seconds: 0, sandboxable: true },
+  { name: 'logs', language: 'ch_sql', query: RECENT_EDGE_LOGS, max_limit: 1000, cache_duration_seconds: 0, proactive_requerying_seconds: 0, sandboxable: true },
 ];
