@@ -3,7 +3,7 @@
  * can be evaluated where, and what names an expression reads.
  */
 
-import { BIGQUERY_FUNCTIONS } from './functions.ts';
+import { functionSpec } from './functions.ts';
 import type * as ir from './ir.ts';
 
 /** `a AND b AND c` → [a, b, c]. */
@@ -55,7 +55,7 @@ function visit(expr: ir.Expr, use: NameUse): void {
 }
 
 function isScalarCall(expr: Extract<ir.Expr, { kind: 'call' }>): boolean {
-  return BIGQUERY_FUNCTIONS[expr.fn].kind === 'scalar';
+  return functionSpec(expr.fn).kind === 'scalar';
 }
 
 /** Whether an expression aggregates or is a window function at its own level (not in a subquery). */
@@ -104,6 +104,8 @@ export function childrenOf(expr: ir.Expr): ir.Expr[] {
       return [expr.base];
     case 'subscript':
       return [expr.base, expr.index];
+    case 'map_subscript':
+      return [expr.base, expr.key];
     case 'call':
       return expr.args;
     case 'quantile':

@@ -23,7 +23,7 @@ import { AppError } from '../errors.ts';
 import { childrenOf } from './analysis.ts';
 import type { Position } from './ast.ts';
 import { type Column, type SqlType, type TableShape, UNKNOWN, closestName, describeType, findColumn, scalar } from './catalog.ts';
-import { lookupFunction } from './functions.ts';
+import { functionSpec, type SqlFunction } from './functions.ts';
 import type * as ir from './ir.ts';
 
 export interface AnalyzeOptions {
@@ -31,6 +31,8 @@ export interface AnalyzeOptions {
   tableShape?(name: string): TableShape | undefined;
   /** Shapes of CTEs defined outside the query (sandboxing: the endpoint's). */
   outerCtes?: ReadonlyMap<string, TableShape>;
+  /** Told the type of every expression resolved (a front end that rewrites by type after analysis). */
+  typed?(expr: ir.Expr, type: SqlType): void;
 }
 
 /** A semantic error: 400 invalid_sql in BigQuery's words, ending `at [line:column]` when known. */
@@ -66,7 +68,7 @@ export function analyze(query: ir.Query, options: AnalyzeOptions = {}): TableSha
   return new Analyzer(options).query(query, new Map(options.outerCtes ?? []), undefined);
 }
 
-const isAggregate = (fn: string) => lookupFunction(fn)?.spec.kind === 'aggregate';
+const isAggregate = (fn: SqlFunction) => functionSpec(fn).kind === 'aggregate';
 
 class Analyzer {
   /** Each resolved ref's path from its range variable, also where the tree keeps it as written (grouping compares these). */
@@ -214,6 +216,12 @@ class Analyzer {
    * aliases the expression may also use (GROUP BY, HAVING, QUALIFY, ORDER BY).
    */
   private resolve(expr: ir.Expr, scope: Scope, ctes: CteShapes, items?: ir.SelectItem[]): SqlType {
+    const type = this.resolveType(expr, scope, ctes, items);
+    this.options.typed?.(expr, type);
+    return type;
+  }
+
+  private resolveType(expr: ir.Expr, scope: Scope, ctes: CteShapes, items?: ir.SelectItem[]): SqlType {
     const recurse = (child: ir.Expr) => this.resolve(child, scope, ctes, items);
     const inner: Scope = items ? { ...scope, aliases: items } : scope;
     switch (expr.kind) {
@@ -312,6 +320,16 @@ class Analyzer {
         const base = recurse(expr.base);
         recurse(expr.index);
         return base.kind === 'array' ? base.element : UNKNOWN;
+      }
+      case 'map_subscript': {
+        const base = recurse(expr.base);
+        recurse(expr.key);
+        if (base.kind === 'map') {
+          if (base.value.kind === 'scalar') expr.valueType = base.value.name;
+          return base.value;
+        }
+        if (base.kind !== 'unknown') throw semanticError(`m['key'] reads a Map; this value has type ${describeType(base)}`, expr.at);
+        return UNKNOWN;
       }
       case 'call': {
         const args = expr.args.map(recurse);
@@ -543,6 +561,8 @@ const RESULT_TYPES: Partial<Record<string, ir.ScalarTypeName>> = {
   string_agg: 'STRING', lower: 'STRING', upper: 'STRING', concat: 'STRING', substr: 'STRING', substring: 'STRING', trim: 'STRING', ltrim: 'STRING', rtrim: 'STRING',
   replace: 'STRING', reverse: 'STRING', repeat: 'STRING', lpad: 'STRING', rpad: 'STRING', left: 'STRING', right: 'STRING', regexp_extract: 'STRING', regexp_replace: 'STRING',
   array_to_string: 'STRING', format_timestamp: 'STRING', format_datetime: 'STRING', format_date: 'STRING', json_value: 'STRING', json_extract_scalar: 'STRING',
+  byte_length: 'INT64', byte_position: 'INT64', quantile_interpolated: 'FLOAT64', round_half_even: 'FLOAT64',
+  json_extract_string: 'STRING', json_extract_int: 'INT64', json_extract_float: 'FLOAT64', json_extract_bool: 'INT64', json_extract_raw: 'STRING', json_has: 'INT64',
   regexp_contains: 'BOOL', starts_with: 'BOOL', ends_with: 'BOOL', logical_and: 'BOOL', logical_or: 'BOOL',
   current_timestamp: 'TIMESTAMP', timestamp: 'TIMESTAMP', timestamp_trunc: 'TIMESTAMP', timestamp_add: 'TIMESTAMP', timestamp_sub: 'TIMESTAMP',
   parse_timestamp: 'TIMESTAMP', timestamp_seconds: 'TIMESTAMP', timestamp_millis: 'TIMESTAMP', timestamp_micros: 'TIMESTAMP',

@@ -11,6 +11,8 @@ export type SqlType =
   | { kind: 'scalar'; name: ScalarTypeName }
   | { kind: 'array'; element: SqlType }
   | { kind: 'struct'; fields: Column[] }
+  /** A ClickHouse Map, read by `m['key']` in ClickHouse SQL. */
+  | { kind: 'map'; key: SqlType; value: SqlType }
   | { kind: 'unknown' };
 
 export interface Column {
@@ -71,6 +73,8 @@ export function describeType(type: SqlType): string {
       return `ARRAY<${describeType(type.element)}>`;
     case 'struct':
       return `STRUCT<${type.fields.map((field) => `${field.name} ${describeType(field.type)}`).join(', ')}>`;
+    case 'map':
+      return `MAP<${describeType(type.key)}, ${describeType(type.value)}>`;
     case 'unknown':
       return 'unknown';
   }

@@ -171,6 +171,41 @@ export const BIGQUERY_FUNCTIONS = {
 
 export type BigQueryFunction = keyof typeof BIGQUERY_FUNCTIONS;
 
+/**
+ * Functions of ClickHouse semantics that no BigQuery function has, which only the ClickHouse SQL
+ * front end (clickhouse/functions.ts) puts in the tree; BigQuery SQL cannot name them. Each
+ * engine spells them in its clickhouse-functions.ts.
+ */
+export const CLICKHOUSE_ONLY_FUNCTIONS = {
+  /** Length of a string in bytes (ClickHouse's `length` of a String). */
+  byte_length: scalar(1),
+  /** 1-based byte offset of the needle, 0 when absent (ClickHouse's `position`). */
+  byte_position: scalar(2),
+  /** Interpolated quantile at a constant level (ClickHouse's `quantile(level)(x)`): (value, level). */
+  quantile_interpolated: aggregate(2),
+  /** Rounding half to even (ClickHouse's `round` of a float): (value[, digits]). */
+  round_half_even: scalar(1, 2),
+  /**
+   * ClickHouse's JSONExtract*: (json text, key or 1-based index literals…). A missing value, one
+   * of another JSON type or text that is not JSON gives the type's default ('' or 0).
+   */
+  json_extract_string: scalar(1, MANY),
+  json_extract_int: scalar(1, MANY),
+  json_extract_float: scalar(1, MANY),
+  json_extract_bool: scalar(1, MANY),
+  json_extract_raw: scalar(1, MANY),
+  json_has: scalar(1, MANY),
+} satisfies Record<string, FunctionSpec>;
+
+export type ClickHouseOnlyFunction = keyof typeof CLICKHOUSE_ONLY_FUNCTIONS;
+
+/** Every function a tree may call: BigQuery's, and the ClickHouse-only ones. */
+export type SqlFunction = BigQueryFunction | ClickHouseOnlyFunction;
+
+export function functionSpec(fn: SqlFunction): FunctionSpec {
+  return Object.hasOwn(BIGQUERY_FUNCTIONS, fn) ? BIGQUERY_FUNCTIONS[fn as BigQueryFunction] : CLICKHOUSE_ONLY_FUNCTIONS[fn as ClickHouseOnlyFunction];
+}
+
 export function lookupFunction(name: string): { name: BigQueryFunction; spec: FunctionSpec } | undefined {
   const lower = name.toLowerCase();
   if (!Object.hasOwn(BIGQUERY_FUNCTIONS, lower)) return undefined;

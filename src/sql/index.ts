@@ -9,7 +9,7 @@
  */
 
 import { analyze } from './analyze.ts';
-import type { TableShape } from './catalog.ts';
+import type { SqlType, TableShape } from './catalog.ts';
 import type { AstQuery } from './ast.ts';
 import type * as ir from './ir.ts';
 import { lowerCtes, lowerQuery, type LowerOptions, type MakeLowering } from './lower.ts';
@@ -32,7 +32,16 @@ export const SQL_LANGUAGES: readonly SqlLanguage[] = ['bq_sql', 'ch_sql'];
 
 /** A language's parser and lowering; everything after lowering is shared. */
 export interface FrontEnd {
-  parse(sql: string): { ast: AstQuery; lowering?: MakeLowering };
+  parse(sql: string): ParsedQuery;
+}
+
+interface ParsedQuery {
+  ast: AstQuery;
+  lowering?: MakeLowering;
+  /** Checks once the query is lowered. */
+  afterLowering?(): void;
+  /** Rewrites that need the analyzer's type of an expression. */
+  afterAnalysis?(typeOf: (expr: ir.Expr) => SqlType | undefined): void;
 }
 
 const bigQueryFrontEnd: FrontEnd = { parse: (sql) => ({ ast: parseQuery(sql) }) };
@@ -41,9 +50,22 @@ function frontEnd(language: SqlLanguage): FrontEnd {
   return language === 'ch_sql' ? clickHouseFrontEnd : bigQueryFrontEnd;
 }
 
-function lowerIn(language: SqlLanguage, sql: string, options: LowerOptions) {
-  const { ast, lowering } = frontEnd(language).parse(sql);
-  return lowerQuery(ast, options, lowering);
+function lowerIn(parsed: ParsedQuery, options: LowerOptions) {
+  const lowered = lowerQuery(parsed.ast, options, parsed.lowering);
+  parsed.afterLowering?.();
+  return lowered;
+}
+
+/** Analyze, then let the front ends rewrite what needed types. */
+function analyzeFor(parsed: ParsedQuery[], query: ir.Query, ctx: TranslateContext): void {
+  const rewrites = parsed.filter((item) => item.afterAnalysis);
+  if (rewrites.length === 0) {
+    analyze(query, analyzeOptions(ctx));
+    return;
+  }
+  const types = new WeakMap<ir.Expr, SqlType>();
+  analyze(query, { ...analyzeOptions(ctx), typed: (expr, type) => types.set(expr, type) });
+  for (const item of rewrites) item.afterAnalysis?.((expr) => types.get(expr));
 }
 
 export interface TranslateContext {
@@ -103,9 +125,10 @@ export interface Translation {
 
 export function translate(sql: string, dialect: SqlDialect, ctx: TranslateContext, language: SqlLanguage = 'bq_sql'): Translation {
   const logs = unifiedLogsResolver(ctx);
-  const lowered = lowerIn(language, sql, { resolveTable: logs.resolveTable, tableNames: () => (ctx.unifiedLogs?.only ? [] : (ctx.tableNames?.() ?? [])) });
+  const parsed = frontEnd(language).parse(sql);
+  const lowered = lowerIn(parsed, { resolveTable: logs.resolveTable, tableNames: () => (ctx.unifiedLogs?.only ? [] : (ctx.tableNames?.() ?? [])) });
   const windowParameters = expandUnifiedLogs(lowered.query, logs.sources, ctx.unifiedLogs);
-  analyze(lowered.query, analyzeOptions(ctx));
+  analyzeFor([parsed], lowered.query, ctx);
   return { sql: dialect.generate(lowered.query), parameters: [...new Set([...lowered.parameters, ...windowParameters])] };
 }
 
@@ -115,7 +138,7 @@ export function translate(sql: string, dialect: SqlDialect, ctx: TranslateContex
  * top-level CTE names (what a sandboxed consumer query may read).
  */
 export function describeQuery(sql: string, language: SqlLanguage = 'bq_sql'): { parameters: string[]; tables: string[]; ctes: string[] } {
-  const lowered = lowerIn(language, sql, { resolveTable: (name) => name });
+  const lowered = lowerIn(frontEnd(language).parse(sql), { resolveTable: (name) => name });
   return { parameters: lowered.parameters, tables: lowered.sources, ctes: lowered.query.ctes.map((cte) => cte.name) };
 }
 
@@ -127,6 +150,7 @@ export function translateSandboxed(endpointSql: string, consumerSql: string, dia
   const logs = unifiedLogsResolver(ctx);
   const endpointParsed = frontEnd(language).parse(endpointSql);
   const endpoint = lowerCtes(endpointParsed.ast, { resolveTable: logs.resolveTable }, endpointParsed.lowering);
+  endpointParsed.afterLowering?.();
   if (endpoint.ctes.length === 0) throw invalidSqlNoCtes();
   let readsOptionalTable = false;
   const consumerParsed = frontEnd(language).parse(consumerSql);
@@ -139,10 +163,11 @@ export function translateSandboxed(endpointSql: string, consumerSql: string, dia
     outerCtes: new Set(endpoint.ctes.map((cte) => cte.name.toLowerCase())),
     unknownTableMessage: 'table {name} is not one of the endpoint\'s CTEs; sandboxed queries may read only those',
   }, consumerParsed.lowering);
+  consumerParsed.afterLowering?.();
   if (readsOptionalTable) return { sql: dialect.generate(NO_ROWS), parameters: [] };
   const query = { ...consumer.query, ctes: [...withoutShadowed(endpoint.ctes, consumer.query.ctes), ...consumer.query.ctes] };
   const windowParameters = expandUnifiedLogs(query, logs.sources, ctx.unifiedLogs);
-  analyze(query, analyzeOptions(ctx));
+  analyzeFor([endpointParsed, consumerParsed], query, ctx);
   const parameters = [...new Set([...endpoint.parameters, ...consumer.parameters, ...windowParameters])];
   return { sql: dialect.generate(query), parameters };
 }

@@ -5,7 +5,7 @@
  */
 
 import type { Position } from './ast.ts';
-import type { BigQueryFunction } from './functions.ts';
+import type { SqlFunction } from './functions.ts';
 
 export interface Query {
   ctes: Cte[];
@@ -194,7 +194,7 @@ export type Expr =
   | { kind: 'field_at'; base: Expr; position: number }
   | {
       kind: 'call';
-      fn: BigQueryFunction;
+      fn: SqlFunction;
       args: Expr[];
       distinct: boolean;
       over?: WindowSpec;
@@ -211,5 +211,12 @@ export type Expr =
   | { kind: 'quantile'; expr: Expr; fraction: number; over?: WindowSpec }
   /** `approx_quantiles(x, n)`: the n+1 boundaries, minimum and maximum included. */
   | { kind: 'quantiles'; expr: Expr; buckets: number; over?: WindowSpec }
+  /**
+   * `m['key']` (ClickHouse SQL): the value of a Map column under a key, the value type's default
+   * ('' or 0) when the key is absent, as ClickHouse answers. Only a Map may be read this way (the
+   * analyzer refuses it on any other known type). `valueType`: the map's value type, which the
+   * analyzer sets (a printer needs it for the default).
+   */
+  | { kind: 'map_subscript'; base: Expr; key: Expr; valueType?: ScalarTypeName; at?: Position }
   /** A select-list alias used in GROUP BY / ORDER BY, as its 1-based position. */
   | { kind: 'position'; position: number };

@@ -9,7 +9,7 @@
 
 import { andAll, conjunctsOf } from './analysis.ts';
 import type { Emitter } from './emitters.ts';
-import type { BigQueryFunction } from './functions.ts';
+import type { SqlFunction } from './functions.ts';
 import type * as ir from './ir.ts';
 import { checkOutputLimits } from './output-limits.ts';
 import { invalidSql } from './parse.ts';
@@ -37,7 +37,7 @@ export abstract class SqlPrinter {
   protected readonly quoteIdentifier: (name: string) => string;
   protected readonly quoteString: (value: string) => string;
   /** How the engine spells each allow-listed function. */
-  protected abstract readonly functions: Readonly<Record<BigQueryFunction, Emitter>>;
+  protected abstract readonly functions: Readonly<Record<SqlFunction, Emitter>>;
   /** The keyword of `* EXCEPT (columns)`. */
   protected readonly starExcept: string = 'EXCEPT';
 
@@ -71,6 +71,8 @@ export abstract class SqlPrinter {
   protected abstract subscript(expr: ExprOf<'subscript'>): string;
   protected abstract quantile(expr: ExprOf<'quantile'>): string;
   protected abstract quantiles(expr: ExprOf<'quantiles'>): string;
+  /** ClickHouse SQL's `m['key']`: the value, or the value type's default when the key is absent. */
+  protected abstract mapSubscript(expr: ExprOf<'map_subscript'>): string;
 
   // ---- queries ------------------------------------------------------------------------------
 
@@ -250,6 +252,8 @@ export abstract class SqlPrinter {
         return `${this.fieldFunctions.byName}(${this.expr(expr.base)}, ${this.quoteString(expr.name)})`;
       case 'subscript':
         return this.subscript(expr);
+      case 'map_subscript':
+        return this.mapSubscript(expr);
       case 'field_at':
         return `${this.fieldFunctions.byPosition}(${this.expr(expr.base)}, ${expr.position + 1})`;
       case 'call':

@@ -25,11 +25,12 @@
 
 import { conjunctsOf, namesUsedBy } from '../../sql/analysis.ts';
 import type { SqlDialect } from '../../sql/dialect.ts';
-import type { BigQueryFunction } from '../../sql/functions.ts';
+import type { SqlFunction } from '../../sql/functions.ts';
 import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
 import { type ExprOf, type JoinStep, type PlannedFrom, SqlPrinter, isNonZeroNumber, starExpandsUnnestElements, structFieldName, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
 import { planArrayJoins } from './array-join.ts';
+import { CLICKHOUSE_ONLY_EMITTERS } from './clickhouse-functions.ts';
 import { FUNCTION_EMITTERS, intervalUnit } from './sql-functions.ts';
 
 export function quoteIdentifier(name: string): string {
@@ -90,7 +91,7 @@ interface UnnestOnly {
 
 const containsAggregate = (expr: ir.Expr) => namesUsedBy(expr).pinned;
 
-const ARRAY_REDUCERS: Partial<Record<BigQueryFunction, string>> = {
+const ARRAY_REDUCERS: Partial<Record<SqlFunction, string>> = {
   sum: 'sum',
   avg: 'avg',
   min: 'min',
@@ -116,7 +117,7 @@ const TYPE_NAMES: Record<ir.ScalarTypeName, string | undefined> = {
 };
 
 class ClickHousePrinter extends SqlPrinter {
-  protected override readonly functions = FUNCTION_EMITTERS;
+  protected override readonly functions = { ...FUNCTION_EMITTERS, ...CLICKHOUSE_ONLY_EMITTERS };
   protected override readonly fieldFunctions = { byName: 'tupleElement', byPosition: 'tupleElement' };
   protected override readonly engineName = 'ClickHouse';
   /** Per SELECT being printed, innermost last. */
@@ -473,6 +474,11 @@ class ClickHousePrinter extends SqlPrinter {
   protected override quantile(expr: ExprOf<'quantile'>): string {
     // Reservoir-sampled (bounded memory), exact below 8,192 values: BigQuery's APPROX_QUANTILES.
     return `quantile(${expr.fraction})(${this.expr(expr.expr)})${this.over(expr.over)}`;
+  }
+
+  /** ClickHouse's own map subscript: an absent key gives the value type's default. */
+  protected override mapSubscript(expr: ExprOf<'map_subscript'>): string {
+    return `${this.expr(expr.base)}[${this.expr(expr.key)}]`;
   }
 
   protected override quantiles(expr: ExprOf<'quantiles'>): string {

@@ -14,6 +14,7 @@ import type { SqlDialect } from '../../sql/dialect.ts';
 import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
 import { type ExprOf, type PlannedFrom, SqlPrinter, isNonZeroNumber, starExpandsUnnestElements, structFieldName, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
+import { CLICKHOUSE_ONLY_EMITTERS } from './clickhouse-functions.ts';
 import { FUNCTION_EMITTERS, isTimestampTz, sourceTimestampRefs } from './sql-functions.ts';
 
 export function quoteIdentifier(name: string): string {
@@ -95,7 +96,7 @@ const INTERVAL_FUNCTIONS: Partial<Record<ir.DatePart, string>> = {
 };
 
 class DuckDbPrinter extends SqlPrinter {
-  protected override readonly functions = FUNCTION_EMITTERS;
+  protected override readonly functions = { ...FUNCTION_EMITTERS, ...CLICKHOUSE_ONLY_EMITTERS };
   protected override readonly fieldFunctions = { byName: 'struct_extract', byPosition: 'struct_extract_at' };
   protected override readonly starExcept = 'EXCLUDE';
   protected override readonly engineName = 'DuckDB';
@@ -343,6 +344,13 @@ class DuckDbPrinter extends SqlPrinter {
     const shared = this.sharedQuantiles.get(expr);
     if (shared) return `quantile_disc(${this.expr(expr.expr)}, [${shared.fractions.join(', ')}])[${shared.index}]`;
     return `quantile_disc(${this.expr(expr.expr)}, ${expr.fraction})${this.over(expr.over)}`;
+  }
+
+  /** DuckDB's map subscript gives NULL for an absent key; ClickHouse gives the value type's default. */
+  protected override mapSubscript(expr: ExprOf<'map_subscript'>): string {
+    const value = `${this.expr(expr.base)}[${this.expr(expr.key)}]`;
+    const fallback = expr.valueType === 'STRING' ? "''" : expr.valueType === 'INT64' || expr.valueType === 'FLOAT64' ? '0' : undefined;
+    return fallback === undefined ? value : `coalesce(${value}, ${fallback})`;
   }
 
   protected override quantiles(expr: ExprOf<'quantiles'>): string {
