@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { sourceNameProblem } from '../catalog/source-name.ts';
 import { CliError, serverSentEvents, type ApiClient } from './client.ts';
@@ -190,5 +191,122 @@ export async function tailCommand({ client, positionals, values, json, out, err 
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
+  }
+}
+
+interface EndpointRecord {
+  id: number;
+  token: string;
+  name: string;
+  description: string | null;
+  query: string;
+  language: string;
+  sandboxable: boolean;
+  cache_duration_seconds: number;
+  proactive_requerying_seconds: number;
+  max_limit: number;
+  enable_auth: boolean;
+}
+
+const ENDPOINTS_USAGE =
+  'sawmill endpoints list | show <name|token> | create <name> (--query TEXT | --query-file FILE) [--language bq_sql|ch_sql|lql] ' +
+  '[--description TEXT] [--cache SECONDS] [--max-rows N] [--sandboxable] | update <name|token> [same options] | delete <name|token>';
+
+async function findEndpoint(client: ApiClient, target: string): Promise<EndpointRecord> {
+  const endpoints = await client.request<EndpointRecord[]>('GET', '/api/endpoints');
+  const found = endpoints.find((item) => item.name === target || item.token === target.toLowerCase() || String(item.id) === target);
+  if (!found) throw new CliError(`no endpoint "${target}" (see sawmill endpoints list)`);
+  return found;
+}
+
+function wholeNumber(option: string, text: string, min: number): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min) throw usage(`--${option} takes a whole number of at least ${min}, got "${text}"`);
+  return value;
+}
+
+/** The fields `create` and `update` set from their options; the service checks the query in its language. */
+function endpointChanges(values: CommandContext['values']): Partial<EndpointRecord> {
+  if (typeof values.query === 'string' && typeof values['query-file'] === 'string') throw usage('give --query or --query-file, not both');
+  const file = values['query-file'];
+  const query = typeof file === 'string' ? readQueryFile(file) : values.query;
+  return {
+    ...(typeof query === 'string' ? { query } : {}),
+    ...(typeof values.language === 'string' ? { language: values.language } : {}),
+    ...(typeof values.description === 'string' ? { description: values.description } : {}),
+    ...(typeof values.cache === 'string' ? { cache_duration_seconds: wholeNumber('cache', values.cache, 0) } : {}),
+    ...(typeof values['max-rows'] === 'string' ? { max_limit: wholeNumber('max-rows', values['max-rows'], 1) } : {}),
+    ...(values.sandboxable === true ? { sandboxable: true } : {}),
+  };
+}
+
+/** A query from a file, or from stdin for `-`. */
+function readQueryFile(file: string): string {
+  try {
+    return readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (error) {
+    throw new CliError(`cannot read ${file === '-' ? 'stdin' : file}: ${(error as Error).message}`);
+  }
+}
+
+function endpointText(endpoint: EndpointRecord): string {
+  const settings = [
+    ['name', endpoint.name],
+    ['token', endpoint.token],
+    ['language', endpoint.language],
+    ['description', endpoint.description ?? ''],
+    ['cache', endpoint.cache_duration_seconds ? `${endpoint.cache_duration_seconds}s` : 'off'],
+    ['max rows', String(endpoint.max_limit)],
+    ['sandboxable', endpoint.sandboxable ? 'yes' : 'no'],
+    ['auth', endpoint.enable_auth ? 'key' : 'public'],
+  ];
+  return `${settings.map(([name, value]) => `${`${name}:`.padEnd(13)}${value}`).join('\n')}\n\n${endpoint.query}`;
+}
+
+export async function endpointsCommand({ client, positionals, values, json, out }: CommandContext): Promise<void> {
+  const [action, target] = positionals;
+  switch (action) {
+    case 'list':
+    case undefined: {
+      const endpoints = await client.request<EndpointRecord[]>('GET', '/api/endpoints');
+      if (json) return out(JSON.stringify(endpoints, null, 2));
+      const rows = endpoints.map((endpoint) => ({
+        id: endpoint.id,
+        name: endpoint.name,
+        language: endpoint.language,
+        cache: endpoint.cache_duration_seconds ? `${endpoint.cache_duration_seconds}s` : 'off',
+        'max rows': endpoint.max_limit,
+        token: endpoint.token,
+      }));
+      return out(table(rows, ['id', 'name', 'language', 'cache', 'max rows', 'token']));
+    }
+    case 'show': {
+      if (!target) throw usage('sawmill endpoints show <name|token>');
+      const endpoint = await findEndpoint(client, target);
+      return out(json ? JSON.stringify(endpoint, null, 2) : endpointText(endpoint));
+    }
+    case 'create': {
+      if (!target) throw usage(ENDPOINTS_USAGE);
+      const changes = endpointChanges(values);
+      if (changes.query === undefined) throw usage('sawmill endpoints create <name> needs --query TEXT or --query-file FILE (- for stdin)');
+      const created = await client.request<EndpointRecord>('POST', '/api/endpoints', { name: target, ...changes });
+      return out(json ? JSON.stringify(created, null, 2) : `created endpoint ${created.name} (${created.language}): ${created.token}`);
+    }
+    case 'update': {
+      if (!target) throw usage(ENDPOINTS_USAGE);
+      const endpoint = await findEndpoint(client, target);
+      const changes = endpointChanges(values);
+      if (Object.keys(changes).length === 0) throw usage('sawmill endpoints update <name|token> with at least one of --query, --query-file, --language, --description, --cache, --max-rows, --sandboxable');
+      const updated = await client.request<EndpointRecord>('PUT', `/api/endpoints/${endpoint.token}`, { name: endpoint.name, query: endpoint.query, ...changes });
+      return out(json ? JSON.stringify(updated, null, 2) : `updated endpoint ${updated.name} (${updated.language})`);
+    }
+    case 'delete': {
+      if (!target) throw usage('sawmill endpoints delete <name|token>');
+      const endpoint = await findEndpoint(client, target);
+      await client.request('DELETE', `/api/endpoints/${endpoint.token}`);
+      return out(json ? JSON.stringify({ deleted: endpoint.token }) : `deleted endpoint ${endpoint.name} (${endpoint.token})`);
+    }
+    default:
+      throw usage(ENDPOINTS_USAGE);
   }
 }

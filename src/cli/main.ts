@@ -2,7 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ApiClient, CliError, connection } from './client.ts';
 import { ingestCommand } from './ingest.ts';
 import { backupCommand, restoreCommand } from './operations.ts';
-import { keysCommand, queryCommand, sourcesCommand, tailCommand } from './commands.ts';
+import { endpointsCommand, keysCommand, queryCommand, sourcesCommand, tailCommand } from './commands.ts';
 
 export const USAGE = `Usage: sawmill <command> [options]
 
@@ -19,6 +19,15 @@ Commands
                                                   query, query:endpoint:<name> (or their ids),
                                                   metrics; prints the key once
   keys revoke <id>                                revoke a key (its id from keys list, or the key)
+  endpoints list                                  endpoints with their language, cache, max rows, token
+  endpoints show <name|token>                     an endpoint's settings and query
+  endpoints create <name> (--query TEXT | --query-file FILE|-) [--language L]
+         [--description TEXT] [--cache SECONDS] [--max-rows N] [--sandboxable]
+                                                  save a query; L is bq_sql (BigQuery SQL, the
+                                                  default), ch_sql (ClickHouse SQL) or lql (LQL
+                                                  with f:<source>); refusals say where
+  endpoints update <name|token> [the same options]  change an endpoint
+  endpoints delete <name|token>                   delete an endpoint
   query <endpoint> [--param k=v ...] [--json]     run an endpoint (name or token), print rows
                                                   (TIMESTAMP columns as ISO 8601; --json: as returned)
   tail <source> [--filter LQL] [--json]           stream new events as they are committed
@@ -72,6 +81,15 @@ const COMMAND_OPTIONS: Record<string, Options> = {
   sources: { description: { type: 'string' }, retention: { type: 'string' }, yes: { type: 'boolean', short: 'y', default: false } },
   keys: { scope: { type: 'string', multiple: true }, description: { type: 'string' } },
   query: { param: { type: 'string', short: 'p', multiple: true } },
+  endpoints: {
+    query: { type: 'string' },
+    'query-file': { type: 'string' },
+    language: { type: 'string' },
+    description: { type: 'string' },
+    cache: { type: 'string' },
+    'max-rows': { type: 'string' },
+    sandboxable: { type: 'boolean', default: false },
+  },
   tail: { filter: { type: 'string', short: 'f' } },
   ingest: { batch: { type: 'string' } },
 };
@@ -116,6 +134,8 @@ export async function run(argv: string[]): Promise<void> {
       return keysCommand(context);
     case 'query':
       return queryCommand(context);
+    case 'endpoints':
+      return endpointsCommand(context);
     case 'tail':
       return tailCommand(context);
     case 'backup':

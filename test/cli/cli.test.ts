@@ -235,10 +235,49 @@ describe('sawmill CLI against a running service', () => {
     assert.match(down.stderr, /cannot reach http:\/\/127\.0\.0\.1:\d+/);
   });
 
+  test('endpoints create, list, show, update and delete, with the query\'s language', async () => {
+    const source = await server.request('POST', '/api/sources', { body: { name: 'cli.endpoints' } });
+    for (const message of ['GET /a', 'GET /b', 'POST /c']) await server.request('POST', `/logs?source=${source.body.token}`, { body: { message } });
+
+    const lql = await run(['endpoints', 'create', 'cli.gets', '--language', 'lql', '--query', 'f:cli.endpoints GET', '--cache', '60']);
+    assert.equal(lql.code, 0, lql.stderr);
+    assert.match(lql.stdout, /created endpoint cli\.gets \(lql\): [0-9a-f-]{36}/);
+    const ch = await run(['endpoints', 'create', 'cli.counts', '--language', 'ch_sql', '--query-file', '-'], 'select countIf(event_message like {p:String}) as n\nfrom `cli.endpoints`');
+    assert.equal(ch.code, 0, ch.stderr);
+    assert.deepEqual((await server.request('GET', '/api/endpoints/query/cli.counts?p=POST%25')).body, { result: [{ n: 1 }] });
+
+    const list = await run(['endpoints', 'list']);
+    assert.match(list.stdout, /^id\s+name\s+language\s+cache\s+max rows\s+token$/m);
+    assert.match(list.stdout, /cli\.gets\s+lql\s+60s\s+1000/);
+    assert.match(list.stdout, /cli\.counts\s+ch_sql\s+off/);
+    const show = await run(['endpoints', 'show', 'cli.gets']);
+    assert.match(show.stdout, /^language:\s+lql$/m);
+    assert.match(show.stdout, /^f:cli\.endpoints GET$/m);
+    assert.equal((await run(['query', 'cli.gets', '--json'])).stdout.match(/"event_message"/g)?.length, 2);
+
+    const refused = await run(['endpoints', 'update', 'cli.counts', '--language', 'lql']);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /422: query: an LQL endpoint names the source it reads with f:<source>.*\(line 1, column 1\)/);
+    const badSql = await run(['endpoints', 'update', 'cli.counts', '--query', 'select\n  nosuch(1) from `cli.endpoints`']);
+    assert.match(badSql.stderr, /422: query: .*nosuch.*\(line 2, column 3\)/);
+    const pg = await run(['endpoints', 'create', 'cli.pg', '--language', 'pg_sql', '--query', 'select 1']);
+    assert.equal(pg.code, 1);
+    assert.match(pg.stderr, /language: pg_sql \(PostgreSQL SQL\) is not supported/);
+    const updated = await run(['endpoints', 'update', 'cli.counts', '--language', 'bq_sql', '--query', 'select count(*) as n from `cli.endpoints`', '--max-rows', '5']);
+    assert.equal(updated.code, 0, updated.stderr);
+    assert.match(updated.stdout, /updated endpoint cli\.counts \(bq_sql\)/);
+    const stored = (await server.request('GET', '/api/endpoints')).body.find((endpoint: { name: string }) => endpoint.name === 'cli.counts');
+    assert.deepEqual([stored.language, stored.max_limit], ['bq_sql', 5]);
+
+    assert.equal((await run(['endpoints', 'delete', 'cli.counts'])).code, 0);
+    assert.equal((await server.request('GET', `/api/endpoints/${stored.token}`)).status, 404);
+    assert.equal((await run(['endpoints', 'create', 'cli.none'])).code, 2, 'create without a query is a usage error');
+  });
+
   test('--help lists every command', async () => {
     const { code, stdout } = await run(['--help']);
     assert.equal(code, 0);
-    for (const command of ['serve', 'sources list', 'sources create', 'sources delete', 'keys create', 'query <endpoint>', 'tail <source>', 'ingest <source>']) assert.ok(stdout.includes(command), command);
+    for (const command of ['serve', 'sources list', 'sources create', 'sources delete', 'keys create', 'endpoints create', 'endpoints update', 'query <endpoint>', 'tail <source>', 'ingest <source>']) assert.ok(stdout.includes(command), command);
   });
 });
 
