@@ -132,6 +132,8 @@ export interface Endpoint {
   name: string;
   description: string | null;
   query: string;
+  /** bq_sql (BigQuery SQL), ch_sql (ClickHouse SQL) or lql (LQL over the source `f:` names). */
+  language: 'bq_sql' | 'ch_sql' | 'lql';
   sandboxable: boolean;
   cache_duration_seconds: number;
   proactive_requerying_seconds: number;

@@ -196,7 +196,58 @@ describe('web console in Chromium', { skip: chromiumMissing() }, () => {
     await page.getByRole('link', { name: 'Endpoints' }).click();
     const listed = await page.getByTestId('endpoints-table').innerText();
     assert.match(listed, /slow-requests/);
-    assert.match(listed, /per-minute\s+30s/);
+    assert.match(listed, /per-minute\s+bq_sql\s+30s/);
+  });
+
+  test('a ClickHouse SQL endpoint: pick the language, see it highlighted, run the draft, save and run it', async () => {
+    await page.getByRole('link', { name: 'Endpoints' }).click();
+    await page.getByRole('link', { name: 'New endpoint' }).click();
+    await page.getByLabel('Name').fill('ch-failures');
+    await page.getByLabel('Language').selectOption('ch_sql');
+    const editor = page.locator('.cm-content');
+    // The untouched starter query becomes ClickHouse SQL's.
+    await page.locator('.cm-content', { hasText: 'toStartOfMinute(timestamp)' }).waitFor(WAIT);
+    await editor.click();
+    await page.keyboard.press('ControlOrMeta+a');
+    await editor.fill('select countIf(event_message like {pattern:String}) as failed, count() as events\nfrom `shop.requests`');
+    await page.keyboard.press('Escape');
+    // ClickHouse's types are highlighted in ClickHouse SQL, plain text in BigQuery SQL.
+    const typeName = page.locator('.cm-line span', { hasText: /^String$/ });
+    await typeName.first().waitFor(WAIT);
+    await page.getByLabel('Language').selectOption('bq_sql');
+    await page.waitForFunction(() => ![...document.querySelectorAll('.cm-line span')].some((span) => span.textContent === 'String'), undefined, WAIT);
+    await page.getByLabel('Language').selectOption('ch_sql');
+    await typeName.first().waitFor(WAIT);
+    assert.match(await editor.innerText(), /countIf\(event_message like \{pattern:String\}\)/, 'switching language keeps a query that was typed');
+
+    await page.getByLabel('@pattern').fill('%failed%');
+    await page.getByTestId('run-endpoint').click();
+    await page.getByTestId('result-summary').filter({ hasText: '1 row' }).waitFor(WAIT);
+    const draftCells = await page.getByTestId('result-table').locator('tbody tr td').allInnerTexts();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('Created.').waitFor(WAIT);
+    const saved = (await server.request('GET', '/api/endpoints')).body.find((item: { name: string }) => item.name === 'ch-failures');
+    assert.equal(saved.language, 'ch_sql');
+    const reply = await server.request('GET', '/api/endpoints/query/ch-failures?pattern=%25failed%25');
+    assert.deepEqual(draftCells, [String(reply.body.result[0].failed), String(reply.body.result[0].events)]);
+    assert.ok(reply.body.result[0].failed > 0 && reply.body.result[0].failed < reply.body.result[0].events);
+
+    await page.getByTestId('run-endpoint').click();
+    await page.getByTestId('result-summary').filter({ hasText: '1 row' }).waitFor(WAIT);
+    assert.deepEqual(await page.getByTestId('result-table').locator('tbody tr td').allInnerTexts(), draftCells);
+    await shot('endpoint-clickhouse');
+
+    await page.getByRole('link', { name: 'Endpoints' }).click();
+    assert.match(await page.getByTestId('endpoints-table').innerText(), /ch-failures\s+ch_sql/);
+
+    // LQL: the starter names its source with f:, drawn apart from fields and parameters.
+    await page.getByRole('link', { name: 'New endpoint' }).click();
+    await page.getByLabel('Language').selectOption('lql');
+    await page.locator('.cm-content', { hasText: 'f:my.source level:error m.status:>=@min_status' }).waitFor(WAIT);
+    assert.deepEqual(await page.locator('.cm-lql-source').allInnerTexts(), ['f:my.source']);
+    assert.deepEqual(await page.locator('.cm-lql-field').allInnerTexts(), ['level', 'm.status']);
+    assert.deepEqual(await page.locator('.cm-lql-parameter').allInnerTexts(), ['@min_status']);
+    await page.getByLabel('@min_status').waitFor(WAIT);
   });
 
   test('the sources list shows counts, rate and last event', async () => {

@@ -1,11 +1,65 @@
 import { sql, SQLDialect, StandardSQL } from '@codemirror/lang-sql';
 import { Annotation, Compartment, StateEffect, StateField, type EditorState } from '@codemirror/state';
-import { Decoration, type DecorationSet, keymap } from '@codemirror/view';
+import { Decoration, type DecorationSet, keymap, MatchDecorator, ViewPlugin, type ViewUpdate } from '@codemirror/view';
 import { EditorView, basicSetup } from 'codemirror';
 import { useEffect, useRef } from 'preact/hooks';
 
+/** What an endpoint's query is written in (the service's `language`). */
+export type QueryLanguage = 'bq_sql' | 'ch_sql' | 'lql';
+
 /** BigQuery's lexical rules as far as highlighting goes: backtick identifiers and @parameters. */
 const BigQuerySql = SQLDialect.define({ ...StandardSQL.spec, identifierQuotes: '`', specialVar: '@', hashComments: true });
+
+/**
+ * ClickHouse SQL as far as highlighting goes (lang-sql has no ClickHouse dialect): its keywords,
+ * types and the functions people use on logs; backtick or double-quoted identifiers, backslash
+ * escapes in strings, # comments, @name parameters ({name:Type} ones are braces around a name).
+ */
+const ClickHouseSql = SQLDialect.define({
+  keywords:
+    'all and any anti array as asc asof between both by case cast cross database desc distinct else end except exists extract false final first ' +
+    'format from full global group having if ilike in inner interval is join last left like limit not null nulls offset on or order outer over ' +
+    'partition prewhere right sample select semi settings then ties to top totals true union using when where window with',
+  types:
+    'uint8 uint16 uint32 uint64 uint128 uint256 int8 int16 int32 int64 int128 int256 float32 float64 decimal string fixedstring uuid date date32 ' +
+    'datetime datetime64 bool boolean enum8 enum16 array tuple map nullable lowcardinality json ipv4 ipv6',
+  builtin:
+    'count countif sum sumif avg avgif min max uniq uniqexact quantile quantiles median any anylast argmax argmin grouparray ' +
+    'tostartofminute tostartoffiveminutes tostartofhour tostartofday tostartofinterval tostartofweek tostartofmonth todate todatetime ' +
+    'tounixtimestamp toint32orzero toint64orzero tofloat64orzero toint32ornull toint64ornull tofloat64ornull tostring ' +
+    'multiif match extract extractall position positioncaseinsensitive splitbychar arrayjoin has length lower upper concat substring replaceall ' +
+    'jsonextract jsonextractstring jsonextractint jsonextractfloat jsonextractbool jsonextractraw formatdatetime now today coalesce ifnull',
+  identifierQuotes: '`"',
+  specialVar: '@',
+  hashComments: true,
+  backslashEscapes: true,
+});
+
+/**
+ * LQL's pieces, each drawn in its own colour: the `f:` source rule, field names before `:`, quoted
+ * text, OR / AND / NOT, and @parameters. Bare words (searched in the message) stay plain.
+ */
+const LQL_TOKENS = /(?<source>(?<![^\s(])(?:f|from):(?:"(?:[^"\\]|\\.)*"|[^\s)]+))|(?<field>(?<![^\s(])-?[A-Za-z_][\w.]*)(?=:)|(?<text>"(?:[^"\\]|\\.)*")|(?<operator>\b(?:OR|AND|NOT)\b)|(?<parameter>@[A-Za-z_]\w*)/g;
+const lqlMarks = {
+  source: Decoration.mark({ class: 'cm-lql-source' }),
+  field: Decoration.mark({ class: 'cm-lql-field' }),
+  text: Decoration.mark({ class: 'cm-lql-text' }),
+  operator: Decoration.mark({ class: 'cm-lql-operator' }),
+  parameter: Decoration.mark({ class: 'cm-lql-parameter' }),
+};
+const lqlDecorator = new MatchDecorator({
+  regexp: LQL_TOKENS,
+  decoration: (match) => lqlMarks[(Object.keys(lqlMarks) as Array<keyof typeof lqlMarks>).find((name) => match.groups?.[name] !== undefined) ?? 'text'],
+});
+const lqlHighlighting = ViewPlugin.define(
+  (view) => ({
+    decorations: lqlDecorator.createDeco(view),
+    update(update: ViewUpdate) {
+      this.decorations = lqlDecorator.updateDeco(update, this.decorations);
+    },
+  }),
+  { decorations: (plugin) => plugin.decorations },
+);
 
 /** Where the service said a query is wrong: 1-based, as its messages give them. */
 export interface SqlErrorPosition {
@@ -46,7 +100,11 @@ const errorMarks = StateField.define<DecorationSet>({
   provide: (field) => EditorView.decorations.from(field),
 });
 
-const completionsFor = (tables: string[]) => sql({ dialect: BigQuerySql, upperCaseKeywords: false, schema: Object.fromEntries(tables.map((name) => [name, []])) });
+/** Highlighting for the language, with the source names as completions in SQL. */
+const languageSupport = (language: QueryLanguage, tables: string[]) =>
+  language === 'lql'
+    ? lqlHighlighting
+    : sql({ dialect: language === 'ch_sql' ? ClickHouseSql : BigQuerySql, upperCaseKeywords: false, schema: Object.fromEntries(tables.map((name) => [name, []])) });
 
 /**
  * A SQL editor that owns its document. Typing never waits for the page: the parent hears every
@@ -60,6 +118,7 @@ export function SqlEditor({
   onRun,
   tables,
   error,
+  language: queryLanguage = 'bq_sql',
 }: {
   value: string;
   onChange: (value: string) => void;
@@ -67,6 +126,7 @@ export function SqlEditor({
   onRun?: (text: string) => void;
   tables?: string[];
   error?: SqlErrorPosition | null;
+  language?: QueryLanguage;
 }) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
@@ -87,7 +147,7 @@ export function SqlEditor({
         keymap.of([{ key: 'Mod-Enter', run: (editor) => (run.current?.(editor.state.doc.toString()), true) }]),
         basicSetup,
         EditorView.lineWrapping,
-        language.current.of(completionsFor(tables ?? [])),
+        language.current.of(languageSupport(queryLanguage, tables ?? [])),
         errorMarks,
         EditorView.updateListener.of((update) => {
           if (!update.docChanged || update.transactions.some((transaction) => transaction.annotation(fromOutside))) return;
@@ -105,11 +165,11 @@ export function SqlEditor({
     return () => editor.destroy();
   }, []);
 
-  // New table names change the completions, not the editor: rebuilding it would drop focus and keys.
+  // New table names or another language change the highlighting, not the editor: rebuilding it would drop focus and keys.
   const tableKey = (tables ?? []).join('\n');
   useEffect(() => {
-    view.current?.dispatch({ effects: language.current.reconfigure(completionsFor(tables ?? [])) });
-  }, [tableKey]);
+    view.current?.dispatch({ effects: language.current.reconfigure(languageSupport(queryLanguage, tables ?? [])) });
+  }, [tableKey, queryLanguage]);
 
   useEffect(() => {
     const editor = view.current;
@@ -130,5 +190,5 @@ export function SqlEditor({
     view.current?.dispatch({ effects: setErrorMark.of(error ?? null) });
   }, [error]);
 
-  return <div class="sql-editor" ref={host} data-testid="sql-editor" />;
+  return <div class="sql-editor" ref={host} data-testid="sql-editor" data-language={queryLanguage} />;
 }

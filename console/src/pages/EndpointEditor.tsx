@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, query, type Endpoint } from '../api.ts';
 import { TimeSeriesChart } from '../components/charts.tsx';
 import { CopyField, ErrorBox } from '../components/common.tsx';
-import { SqlEditor, type SqlErrorPosition } from '../components/SqlEditor.tsx';
+import { SqlEditor, type QueryLanguage, type SqlErrorPosition } from '../components/SqlEditor.tsx';
 import { zoneText } from '../chart-data.ts';
 import { cellText, timeText, timeValue } from '../format.ts';
 import { useSources } from './SourceList.tsx';
@@ -10,10 +10,30 @@ import { endpointUrl } from './EndpointList.tsx';
 
 type Draft = Omit<Endpoint, 'id' | 'token'>;
 
+/** What a new endpoint starts with in each language, and what the editor says about it. */
+const LANGUAGES: Record<QueryLanguage, { label: string; starter: string; hint: string }> = {
+  bq_sql: {
+    label: 'BigQuery SQL',
+    starter: "select timestamp, event_message\nfrom `my.source`\nwhere event_message like concat('%', @search, '%')\norder by timestamp desc\nlimit 100",
+    hint: 'BigQuery SQL · read sources by name in backticks · @name parameters',
+  },
+  ch_sql: {
+    label: 'ClickHouse SQL',
+    starter: 'select toStartOfMinute(timestamp) as minute, count() as events\nfrom `my.source`\nwhere event_message like {pattern:String}\ngroup by minute\norder by minute',
+    hint: 'ClickHouse SQL · read sources by name in backticks · {name:Type} or @name parameters',
+  },
+  lql: {
+    label: 'LQL',
+    starter: 'f:my.source level:error m.status:>=@min_status',
+    hint: 'LQL · f:<source> names the source · answers its events, newest first · @name parameters',
+  },
+};
+
 const NEW_ENDPOINT: Draft = {
   name: '',
   description: null,
-  query: "select timestamp, event_message\nfrom `my.source`\nwhere event_message like concat('%', @search, '%')\norder by timestamp desc\nlimit 100",
+  query: LANGUAGES.bq_sql.starter,
+  language: 'bq_sql',
   sandboxable: false,
   cache_duration_seconds: 0,
   proactive_requerying_seconds: 0,
@@ -23,12 +43,18 @@ const NEW_ENDPOINT: Draft = {
 
 const MAX_SHOWN_ROWS = 500;
 
-/** The `@name` parameters a query uses, ignoring strings, quoted names and comments. */
-export function parametersOf(sql: string): string[] {
-  const code = sql
-    .replace(/--[^\n]*|#[^\n]*|\/\*[\s\S]*?\*\//g, ' ')
-    .replace(/'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`[^`]*`/g, ' ');
-  return [...new Set([...code.matchAll(/(?<!@)@([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1]!))];
+/**
+ * The parameters a query uses, ignoring strings, quoted names and comments: `@name` in every
+ * language, and ClickHouse's `{name:Type}` in ch_sql. LQL quotes only with double quotes.
+ */
+export function parametersOf(query: string, language: QueryLanguage = 'bq_sql'): string[] {
+  const code =
+    language === 'lql'
+      ? query.replace(/"(?:[^"\\]|\\.)*"/g, ' ')
+      : query.replace(/--[^\n]*|#[^\n]*|\/\*[\s\S]*?\*\//g, ' ').replace(/'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`[^`]*`/g, ' ');
+  const names = [...code.matchAll(/(?<![@\w])@([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1]!);
+  if (language === 'ch_sql') names.push(...[...code.matchAll(/\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*:[^{}]+\}/g)].map((match) => match[1]!));
+  return [...new Set(names)];
 }
 
 /** Columns whose every value is a time (TIMESTAMP microseconds or a DATETIME string). */
@@ -81,13 +107,23 @@ export function EndpointEditor({ token: routeToken, canManage }: { token: string
     );
   }, [routeToken]);
 
-  const names = useMemo(() => (draft ? parametersOf(draft.query) : []), [draft?.query]);
+  const names = useMemo(() => (draft ? parametersOf(draft.query, draft.language) : []), [draft?.query, draft?.language]);
   const tables = useMemo(() => sources?.map((source) => source.name) ?? [], [sources?.map((source) => source.name).join('\n')]);
 
   const update = <K extends keyof Draft>(field: K, value: Draft[K]) => {
     setDraft((current) => (current ? { ...current, [field]: value } : current));
     setDirty(true);
     setNotice(null);
+  };
+
+  /** Another language; a query still as it started (or empty) becomes the new language's starter. */
+  const changeLanguage = (language: QueryLanguage) => {
+    if (!draft) return;
+    const untouched = draft.query.trim() === '' || draft.query === LANGUAGES[draft.language].starter;
+    setDraft({ ...draft, language, query: untouched ? LANGUAGES[language].starter : draft.query });
+    setDirty(true);
+    setNotice(null);
+    setErrorMark(null);
   };
 
   /** Create or update; returns the token to run, or null when saving failed. */
@@ -152,7 +188,7 @@ export function EndpointEditor({ token: routeToken, canManage }: { token: string
     const started = performance.now();
     try {
       const { result } = asDraft
-        ? await api<{ result: Array<Record<string, unknown>> }>('POST', '/api/endpoints/preview', { query: queryText, params: requestParams(), max_limit: draft.max_limit })
+        ? await api<{ result: Array<Record<string, unknown>> }>('POST', '/api/endpoints/preview', { query: queryText, language: draft.language, params: requestParams(), max_limit: draft.max_limit })
         : await api<{ result: Array<Record<string, unknown>> }>('GET', `/api/endpoints/query/${encodeURIComponent(token ?? routeToken)}${query(requestParams())}`);
       setRows(result);
       setTook(Math.round(performance.now() - started));
@@ -213,10 +249,20 @@ export function EndpointEditor({ token: routeToken, canManage }: { token: string
               Description
               <input name="endpoint-description" value={draft.description ?? ''} onInput={(event) => update('description', event.currentTarget.value || null)} />
             </label>
+            <label>
+              Language
+              <select name="endpoint-language" value={draft.language} onChange={(event) => changeLanguage(event.currentTarget.value as QueryLanguage)}>
+                {(Object.keys(LANGUAGES) as QueryLanguage[]).map((language) => (
+                  <option key={language} value={language}>
+                    {LANGUAGES[language].label} ({language})
+                  </option>
+                ))}
+              </select>
+            </label>
             <div class="label">
-              Query <span class="muted small-text">BigQuery SQL · read sources by name in backticks · Ctrl/⌘-Enter runs</span>
+              Query <span class="muted small-text">{LANGUAGES[draft.language].hint} · Ctrl/⌘-Enter runs</span>
             </div>
-            <SqlEditor value={draft.query} onChange={(value) => update('query', value)} onRun={(text) => void run(text)} tables={tables} error={errorMark} />
+            <SqlEditor value={draft.query} onChange={(value) => update('query', value)} onRun={(text) => void run(text)} tables={tables} error={errorMark} language={draft.language} />
           </div>
           <div class="panel settings">
             <h3>Settings</h3>

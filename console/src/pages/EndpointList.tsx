@@ -55,6 +55,7 @@ export function EndpointList({ canManage }: { canManage: boolean }) {
           <thead>
             <tr>
               <th>Name</th>
+              <th>Language</th>
               <th>Cache</th>
               <th>Warming</th>
               <th class="num">Max rows</th>
@@ -68,6 +69,9 @@ export function EndpointList({ canManage }: { canManage: boolean }) {
                 <td>
                   <a href={`#/endpoints/${endpoint.token}`}>{endpoint.name}</a>
                   {endpoint.description && <div class="muted small-text">{endpoint.description}</div>}
+                </td>
+                <td>
+                  <code>{endpoint.language}</code>
                 </td>
                 <td>{endpoint.cache_duration_seconds ? `${endpoint.cache_duration_seconds}s` : 'off'}</td>
                 <td>{endpoint.proactive_requerying_seconds ? `every ${endpoint.proactive_requerying_seconds}s` : 'off'}</td>
