@@ -73,6 +73,9 @@ describe('LQL endpoints', () => {
     assert.deepEqual(Object.keys(rows[0]!).sort(), ['event_message', 'id', 'metadata', 'timestamp']);
     assert.deepEqual((await run('lql.errors', '?min_status=501')).map((row) => row.event_message), ["GET /cart it's slow"]);
     assert.deepEqual(await run('lql.errors'), [], 'a missing parameter is NULL, as in SQL endpoints');
+    await create({ name: 'lql.since', language: 'lql', query: 'f:shop.requests timestamp:>=@since @word' });
+    assert.equal((await run('lql.since', '?since=2000-01-01T00:00:00Z&word=get')).length, 2, 'a time parameter and a search word parameter');
+    assert.deepEqual(await run('lql.since', `?since=${new Date(Date.now() + 3_600_000).toISOString()}&word=get`), []);
   });
 
   test('values are literals a caller cannot change; text search; max rows', async () => {
