@@ -183,6 +183,9 @@ export const CLICKHOUSE_ONLY_FUNCTIONS = {
   byte_position: scalar(2),
   /** Interpolated quantile at a constant level (ClickHouse's `quantile(level)(x)`): (value, level). */
   quantile_interpolated: aggregate(2),
+  /** argMax / argMin: (value, key), the value of the row with the greatest / least key. */
+  arg_max: aggregate(2),
+  arg_min: aggregate(2),
   /** Rounding half to even (ClickHouse's `round` of a float): (value[, digits]). */
   round_half_even: scalar(1, 2),
   /**

@@ -150,8 +150,25 @@ function literalInterval(expr: ir.Expr | undefined, at: Position | undefined): {
   throw invalidSql('toStartOfInterval takes INTERVAL <positive integer> <unit> as its second argument', at);
 }
 
-const addInterval = (op: '+' | '-', unit: ir.DatePart) =>
-  scalar(2, 2, (call): ir.Expr => ({ kind: 'binary', op, left: arg(call, 0), right: { kind: 'interval', value: arg(call, 1), unit } }));
+/**
+ * `time ± INTERVAL n unit`. A Date plus days stays a Date in ClickHouse: once the left side is
+ * known to be a DATE, the sum is DATE_ADD / DATE_SUB.
+ */
+export function intervalArithmetic(node: ExprOf<'binary'>, after: AfterAnalysis): ir.Expr {
+  const interval = node.right;
+  if ((node.op !== '+' && node.op !== '-') || interval.kind !== 'interval') return node;
+  after((typeOf) => {
+    const left = typeOf(node.left);
+    if (left?.kind === 'scalar' && left.name === 'DATE') become(node, callOf(node.op === '+' ? 'date_add' : 'date_sub', node.left, interval));
+  });
+  return node;
+}
+
+const addInterval = (op: '+' | '-', unit: ir.DatePart) => ({
+  minArgs: 2,
+  maxArgs: 2,
+  lower: (call: Call, after: AfterAnalysis) => intervalArithmetic({ kind: 'binary', op, left: arg(call, 0), right: { kind: 'interval', value: arg(call, 1), unit } }, after),
+});
 
 /** ClickHouse's dateDiff units (and their abbreviations). */
 const DIFF_UNITS: Record<string, ir.DatePart> = {
@@ -266,8 +283,9 @@ function toText(call: Call, after: AfterAnalysis): ir.Expr {
   after((typeOf) => {
     const type = typeOf(value);
     if (type?.kind === 'scalar' && type.name === 'TIMESTAMP') {
-      const format = value.kind === 'ref' ? '%Y-%m-%d %H:%M:%E6S' : '%Y-%m-%d %H:%M:%S';
-      become(node, callOf('format_timestamp', string(format), value));
+      const seconds = callOf('format_timestamp', string('%Y-%m-%d %H:%M:%S'), value);
+      const micros = callOf('lpad', cast({ kind: 'extract', part: 'microsecond', expr: value }, 'STRING'), number(6), string('0'));
+      become(node, value.kind === 'ref' ? callOf('concat', seconds, string('.'), micros) : seconds);
     }
   });
   return node;
@@ -310,21 +328,6 @@ const quantileOf = (call: Call, level: number): ir.Expr => ({
   ...(call.over ? { over: call.over } : {}),
 });
 
-/** argMax(arg, val): `arg` of the row with the greatest `val` (rows whose val is NULL skipped). */
-function argExtreme(call: Call, descending: boolean): ir.Expr {
-  const [value, key] = [arg(call, 0), arg(call, 1)];
-  const collected: ir.Expr = {
-    kind: 'call',
-    fn: 'array_agg',
-    args: [when({ kind: 'is', test: 'null', negated: true, expr: key }, value)],
-    distinct: false,
-    ignoreNulls: true,
-    orderBy: [{ expr: key, descending, nullsFirst: false }],
-    limit: 1,
-  };
-  return { kind: 'subscript', base: collected, index: number(0), mode: 'safe_offset' };
-}
-
 /** A string argument, for functions whose ClickHouse form takes a number as its text. */
 const asText = (expr: ir.Expr): ir.Expr => (expr.kind === 'number' ? cast(expr, 'STRING') : expr);
 
@@ -356,8 +359,8 @@ export const CLICKHOUSE_FUNCTIONS: Record<string, FunctionSpec> = {
     parametric: true,
     lower: (call) => ({ kind: 'array', elements: quantileLevels(call, true).map((level) => quantileOf(call, level)) }),
   },
-  argMax: aggregateSpec(2, 2, (call) => argExtreme(call, true)),
-  argMin: aggregateSpec(2, 2, (call) => argExtreme(call, false)),
+  argMax: aggregateSpec(2, 2, (call) => aggregate('arg_max', call)),
+  argMin: aggregateSpec(2, 2, (call) => aggregate('arg_min', call)),
   groupArray: aggregateSpec(1, 1, (call) => ({ ...aggregate('array_agg', call), ignoreNulls: true })),
   stddevPop: aggregateSpec(1, 1, (call) => aggregate('stddev_pop', call)),
   stddevSamp: aggregateSpec(1, 1, (call) => aggregate('stddev_samp', call)),
@@ -425,14 +428,6 @@ export const CLICKHOUSE_FUNCTIONS: Record<string, FunctionSpec> = {
   toUnixTimestamp: scalar(1, 1, (call) => callOf('unix_seconds', cast(arg(call, 0), 'TIMESTAMP'))),
   formatDateTime: scalar(2, 2, (call) => callOf('format_timestamp', strftimeFormat(call.args[1], call.at), cast(arg(call, 0), 'TIMESTAMP'))),
   dateDiff: scalar(3, 3, dateDiff),
-  addSeconds: addInterval('+', 'second'),
-  addMinutes: addInterval('+', 'minute'),
-  addHours: addInterval('+', 'hour'),
-  addDays: addInterval('+', 'day'),
-  subtractSeconds: addInterval('-', 'second'),
-  subtractMinutes: addInterval('-', 'minute'),
-  subtractHours: addInterval('-', 'hour'),
-  subtractDays: addInterval('-', 'day'),
 
   // ---- conversions
   ...Object.fromEntries(
@@ -534,6 +529,20 @@ const TYPED_FUNCTIONS: Record<string, { minArgs: number; maxArgs: number; lower(
   empty: { minArgs: 1, maxArgs: 1, lower: (call, after) => ({ kind: 'binary', op: '=', left: lengthOf(arg(call, 0), after), right: number(0) }) },
   notEmpty: { minArgs: 1, maxArgs: 1, lower: (call, after) => ({ kind: 'binary', op: '>', left: lengthOf(arg(call, 0), after), right: number(0) }) },
   ...Object.fromEntries(INTEGER_TYPES.map((type) => [`to${type}`, { minArgs: 1, maxArgs: 1, lower: toInteger }])),
+  addSeconds: addInterval('+', 'second'),
+  addMinutes: addInterval('+', 'minute'),
+  addHours: addInterval('+', 'hour'),
+  addDays: addInterval('+', 'day'),
+  addWeeks: addInterval('+', 'week'),
+  addMonths: addInterval('+', 'month'),
+  addYears: addInterval('+', 'year'),
+  subtractSeconds: addInterval('-', 'second'),
+  subtractMinutes: addInterval('-', 'minute'),
+  subtractHours: addInterval('-', 'hour'),
+  subtractDays: addInterval('-', 'day'),
+  subtractWeeks: addInterval('-', 'week'),
+  subtractMonths: addInterval('-', 'month'),
+  subtractYears: addInterval('-', 'year'),
 };
 
 /** Names ClickHouse accepts in any case (its case-insensitive registrations and aliases), by lower-case name. */

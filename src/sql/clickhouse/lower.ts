@@ -20,7 +20,7 @@ import type * as ir from '../ir.ts';
 import { Lowering, type LowerOptions, type Scope } from '../lower.ts';
 import { invalidSql } from '../parse.ts';
 import { subExpressions } from '../unnest-chains.ts';
-import { become, callOf, isBooleanShaped, lowerClickHouseCall, numeric, parameterCast, type CallLowering, type TypeOf } from './functions.ts';
+import { become, callOf, intervalArithmetic, isBooleanShaped, lowerClickHouseCall, numeric, parameterCast, type CallLowering, type TypeOf } from './functions.ts';
 import { positionKey, type TypedParameter } from './parse.ts';
 
 const ARITHMETIC: ReadonlySet<string> = new Set(['+', '-', '*', '/', '%']);
@@ -105,7 +105,7 @@ export class ClickHouseLowering extends Lowering {
       if (expr.kind === 'ref' && expr.path.length === 1 && this.pendingArrayJoins.has(expr.path[0]!)) {
         const name = expr.path[0]!;
         const array = this.pendingArrayJoins.get(name)!;
-        const key = JSON.stringify(array);
+        const key = JSON.stringify(array, (field, value: unknown) => (field === 'at' ? undefined : value));
         const alias = placed.get(key);
         if (alias === undefined) {
           placed.set(key, name);
@@ -159,6 +159,7 @@ export class ClickHouseLowering extends Lowering {
     if (lowered.kind === 'binary' && ARITHMETIC.has(lowered.op)) {
       lowered.left = numeric(lowered.left);
       lowered.right = numeric(lowered.right);
+      return intervalArithmetic(lowered, (fix) => this.afterAnalysis.push(fix));
     }
     return lowered;
   }

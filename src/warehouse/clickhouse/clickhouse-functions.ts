@@ -18,6 +18,8 @@ export const CLICKHOUSE_ONLY_EMITTERS: Record<ClickHouseOnlyFunction, Emitter> =
     if (level?.kind !== 'number') throw invalidSql('a quantile level must be a number literal');
     return `quantile(${level.text})(${arg(call, 0)})${call.over}`;
   },
+  arg_max: (call) => `argMax(${arg(call, 0)}, ${arg(call, 1)})${call.over}`,
+  arg_min: (call) => `argMin(${arg(call, 0)}, ${arg(call, 1)})${call.over}`,
   round_half_even: (call) => `round(${arg(call, 0)}, ${optionalArg(call, 1) ?? '0'})`,
   json_extract_string: all('JSONExtractString'),
   json_extract_int: (call) => int64(all('JSONExtractInt')(call)),

@@ -7,15 +7,22 @@ import { arg, optionalArg, type CallParts, type Emitter } from '../../sql/emitte
 import type { ClickHouseOnlyFunction } from '../../sql/functions.ts';
 import { jsonPathOf } from '../../sql/clickhouse/json-path.ts';
 
-/** The JSON value at the call's keys, when the text is JSON and the value has one of `types` (json_type's names). */
-function jsonValueOfType(call: CallParts, types: string[], value: (json: string, path: string) => string, otherwise: string): string {
+/**
+ * ClickHouse's JSONExtract*: NULL for NULL text; for JSON text, the first branch whose condition
+ * holds for the value at the call's keys (`type` is json_type's name of it, `text` its text as
+ * json_extract_string gives it, `raw` its JSON); otherwise (missing, not JSON) `otherwise`.
+ */
+function jsonExtract(call: CallParts, branches: (parts: { type: string; text: string; raw: string }) => Array<[string, string]>, otherwise: string): string {
   const json = arg(call, 0);
   const path = `'${jsonPathOf(call.raw.slice(1))}'`;
-  const typed = types.map((type) => `'${type}'`).join(', ');
-  return `(CASE WHEN ${json} IS NULL THEN NULL WHEN json_valid(${json}) AND json_type(${json}, ${path}) IN (${typed}) THEN ${value(json, path)} ELSE ${otherwise} END)`;
+  const parts = { type: `json_type(${json}, ${path})`, text: `json_extract_string(${json}, ${path})`, raw: `CAST(json_extract(${json}, ${path}) AS VARCHAR)` };
+  const whens = branches(parts).map(([condition, value]) => ` WHEN json_valid(${json}) AND ${condition} THEN ${value}`).join('');
+  return `(CASE WHEN ${json} IS NULL THEN NULL${whens} ELSE ${otherwise} END)`;
 }
 
-const NUMBERS = ['BIGINT', 'UBIGINT', 'DOUBLE'];
+const NUMBER_TYPES = "('BIGINT', 'UBIGINT', 'DOUBLE')";
+const INTEGER_TEXT = "'^[+-]?[0-9]+$'";
+const FLOAT_TEXT = "'^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?$'";
 
 export const CLICKHOUSE_ONLY_EMITTERS: Record<ClickHouseOnlyFunction, Emitter> = {
   byte_length: (call) => `strlen(${arg(call, 0)})`,
@@ -25,16 +32,41 @@ export const CLICKHOUSE_ONLY_EMITTERS: Record<ClickHouseOnlyFunction, Emitter> =
     return `(CASE WHEN ${found} = 0 THEN 0 ELSE strlen(substring(${arg(call, 0)}, 1, ${found} - 1)) + 1 END)`;
   },
   quantile_interpolated: (call) => `quantile_cont(${arg(call, 0)}, ${arg(call, 1)})${call.over}`,
+  arg_max: (call) => `arg_max(${arg(call, 0)}, ${arg(call, 1)})${call.over}`,
+  arg_min: (call) => `arg_min(${arg(call, 0)}, ${arg(call, 1)})${call.over}`,
   round_half_even: (call) => `round_even(${arg(call, 0)}, CAST(${optionalArg(call, 1) ?? '0'} AS INTEGER))`,
-  json_extract_string: (call) => jsonValueOfType(call, ['VARCHAR'], (json, path) => `json_extract_string(${json}, ${path})`, "''"),
-  // A number is truncated towards zero, as ClickHouse converts a JSON float to an integer.
-  json_extract_int: (call) => jsonValueOfType(call, NUMBERS, (json, path) => `CAST(trunc(CAST(json_extract_string(${json}, ${path}) AS DOUBLE)) AS BIGINT)`, '0'),
-  json_extract_float: (call) => jsonValueOfType(call, NUMBERS, (json, path) => `CAST(json_extract_string(${json}, ${path}) AS DOUBLE)`, '0'),
-  json_extract_bool: (call) => jsonValueOfType(call, ['BOOLEAN'], (json, path) => `CAST(json_extract_string(${json}, ${path}) = 'true' AS BIGINT)`, '0'),
-  json_extract_raw: (call) => {
-    const types = ['VARCHAR', 'BIGINT', 'UBIGINT', 'DOUBLE', 'BOOLEAN', 'NULL', 'ARRAY', 'OBJECT'];
-    return jsonValueOfType(call, types, (json, path) => `CAST(json_extract(${json}, ${path}) AS VARCHAR)`, "''");
-  },
+  // A string's value; a number, boolean, array or object as its JSON text; null or missing ''.
+  json_extract_string: (call) =>
+    jsonExtract(call, ({ type, text, raw }) => [[`${type} = 'VARCHAR'`, text], [`${type} NOT IN ('NULL')`, raw]], "''"),
+  // A number truncated towards zero, a string that spells an integer parsed; else 0.
+  json_extract_int: (call) =>
+    jsonExtract(
+      call,
+      ({ type, text }) => [
+        [`${type} IN ${NUMBER_TYPES}`, `CAST(trunc(CAST(${text} AS DOUBLE)) AS BIGINT)`],
+        [`${type} = 'VARCHAR' AND regexp_matches(${text}, ${INTEGER_TEXT})`, `CAST(${text} AS BIGINT)`],
+      ],
+      '0',
+    ),
+  json_extract_float: (call) =>
+    jsonExtract(
+      call,
+      ({ type, text }) => [
+        [`${type} IN ${NUMBER_TYPES}`, `CAST(${text} AS DOUBLE)`],
+        [`${type} = 'VARCHAR' AND regexp_matches(${text}, ${FLOAT_TEXT})`, `CAST(${text} AS DOUBLE)`],
+      ],
+      '0',
+    ),
+  json_extract_bool: (call) =>
+    jsonExtract(
+      call,
+      ({ type, text }) => [
+        [`${type} = 'BOOLEAN'`, `CAST(${text} = 'true' AS BIGINT)`],
+        [`${type} IN ${NUMBER_TYPES}`, `CAST(CAST(${text} AS DOUBLE) <> 0 AS BIGINT)`],
+      ],
+      '0',
+    ),
+  json_extract_raw: (call) => jsonExtract(call, ({ type, raw }) => [[`${type} IS NOT NULL`, raw]], "''"),
   json_has: (call) => {
     const json = arg(call, 0);
     const path = `'${jsonPathOf(call.raw.slice(1))}'`;
