@@ -14,7 +14,7 @@
  *   added up it is 1 or 0, not a BOOL.
  */
 
-import type { AccessSubscript, AstExpr, AstFunction, AstQuery, AstSelect, AstValue, ExprVariants, Position } from '../ast.ts';
+import type { AccessSubscript, AstExpr, AstFunction, AstQuery, AstSelect, AstSetExpr, AstValue, ExprVariants, Position } from '../ast.ts';
 import { positionOf, variantOf } from '../ast.ts';
 import type * as ir from '../ir.ts';
 import { Lowering, type LowerOptions, type Scope } from '../lower.ts';
@@ -80,6 +80,15 @@ export class ClickHouseLowering extends Lowering {
     const upTo: ir.Expr = { kind: 'binary', op: '<=', left: rowNumber, right: number(skip + count) };
     const kept: ir.Expr = skip > 0 ? { kind: 'binary', op: 'AND', left: { kind: 'binary', op: '>', left: structuredClone(rowNumber), right: number(skip) }, right: upTo } : upTo;
     select.qualify = select.qualify ? { kind: 'binary', op: 'AND', left: select.qualify, right: kept } : kept;
+  }
+
+  /** A bare UNION needs ALL or DISTINCT, as in ClickHouse with its default settings. */
+  protected override setExpr(ast: AstSetExpr, scope: Scope): ir.SetExpr {
+    const operation = (ast as { SetOperation?: { set_quantifier?: unknown } }).SetOperation;
+    if (operation && operation.set_quantifier !== 'All' && operation.set_quantifier !== 'Distinct') {
+      throw invalidSql('Expected ALL or DISTINCT after UNION, INTERSECT or EXCEPT', positionOf(ast));
+    }
+    return super.setExpr(ast, scope);
   }
 
   protected override select(ast: AstSelect, outer: Scope): ir.Select {
