@@ -54,4 +54,23 @@ describe('ch_sql front end', () => {
     assert.deepEqual(translation.parameters, ['min']);
     assert.match(refusal(() => translateSandboxed(endpoint, 'select 1 from logs', duckdbDialect, ctx, 'ch_sql')).message, /not one of the endpoint's CTEs/);
   });
+
+  test('a {name:Type} on a later line keeps the positions of what follows it', () => {
+    const sql = "select id\nfrom logs\nwhere status = {status:UInt16}\n  and nosuch(1) = 1";
+    assert.deepEqual(refusal(() => translate(sql, duckdbDialect, ctx, 'ch_sql')).details, { line: 4, column: 7 });
+    // Inside a string literal it is text, not a parameter.
+    assert.deepEqual(describeQuery("select '{status:UInt16}' from logs", 'ch_sql').parameters, []);
+  });
+
+  test('rewrites that need types run in a sandboxed query too', () => {
+    const endpoint = 'with recent as (select id, timestamp, status from logs) select * from recent';
+    const shape = { open: false, columns: [{ name: 'id', type: { kind: 'scalar' as const, name: 'STRING' as const } }, { name: 'timestamp', type: { kind: 'scalar' as const, name: 'TIMESTAMP' as const } }, { name: 'status', type: { kind: 'scalar' as const, name: 'INT64' as const } }] };
+    const typed = { ...ctx, tableShape: (name: string) => (name === 'logs' ? shape : undefined) };
+    const { sql } = translateSandboxed(endpoint, 'select toString(toStartOfHour(timestamp)) as hour from recent', duckdbDialect, typed, 'ch_sql');
+    assert.match(sql, /strftime/);
+  });
+
+  test('arrayJoin is placed only where rows can multiply', () => {
+    assert.match(refusal(() => translate('select id from logs order by arrayJoin([1, 2])', duckdbDialect, ctx, 'ch_sql')).message, /arrayJoin is supported in a SELECT list/);
+  });
 });

@@ -140,6 +140,9 @@ function startOfInterval(value: ir.Expr, count: number, unit: ir.DatePart, at: P
   throw invalidSql(`toStartOfInterval by ${count} ${unit}s is not supported: weeks, months, quarters and years take only 1`, at);
 }
 
+/** toIntervalMinute(n) and the like: INTERVAL n MINUTE. */
+const intervalOf = (unit: ir.DatePart) => scalar(1, 1, (call): ir.Expr => ({ kind: 'interval', value: arg(call, 0), unit }));
+
 const everyFew = (minutes: number) => scalar(1, 1, (call) => startOfInterval(arg(call, 0), minutes, 'minute', call.at));
 
 /** `INTERVAL n unit` written with a literal count, as toStartOfInterval takes it. */
@@ -347,6 +350,10 @@ export const CLICKHOUSE_FUNCTIONS: Record<string, FunctionSpec> = {
   maxIf: aggregateSpec(2, 2, (call) => aggregate('max', call, [onlyWhere(arg(call, 0), arg(call, 1))])),
   // uniq is approximate in ClickHouse (an adaptive sample, exact for small sets): the exact count is within its bounds.
   uniq: aggregateSpec(1, 1, (call) => ({ ...aggregate('count', call), distinct: true })),
+  uniqCombined: aggregateSpec(1, 1, (call) => ({ ...aggregate('count', call), distinct: true })),
+  uniqCombined64: aggregateSpec(1, 1, (call) => ({ ...aggregate('count', call), distinct: true })),
+  uniqHLL12: aggregateSpec(1, 1, (call) => ({ ...aggregate('count', call), distinct: true })),
+  countDistinct: aggregateSpec(1, 1, (call) => ({ ...aggregate('count', call), distinct: true })),
   uniqExact: aggregateSpec(1, 1, (call) => ({ ...aggregate('count', call), distinct: true })),
   uniqIf: aggregateSpec(2, 2, (call) => ({ ...aggregate('count', call, [onlyWhere(arg(call, 0), arg(call, 1))]), distinct: true })),
   // quantile samples up to 8,192 values (exact, interpolated, below that): the exact interpolated quantile.
@@ -423,6 +430,21 @@ export const CLICKHOUSE_FUNCTIONS: Record<string, FunctionSpec> = {
     left: callOf('mod', { kind: 'binary', op: '+', left: { kind: 'extract', part: 'dayofweek', expr: arg(call, 0) }, right: number(5) }, number(7)),
     right: number(1),
   })),
+  toIntervalSecond: intervalOf('second'),
+  toIntervalMinute: intervalOf('minute'),
+  toIntervalHour: intervalOf('hour'),
+  toIntervalDay: intervalOf('day'),
+  toIntervalWeek: intervalOf('week'),
+  toIntervalMonth: intervalOf('month'),
+  toIntervalYear: intervalOf('year'),
+  fromUnixTimestamp: scalar(1, 1, (call) => callOf('timestamp_seconds', arg(call, 0))),
+  toUnixTimestamp64Milli: scalar(1, 1, (call) => callOf('unix_millis', arg(call, 0))),
+  toUnixTimestamp64Micro: scalar(1, 1, (call) => callOf('unix_micros', arg(call, 0))),
+  // ISO 8601 and the usual forms; the DateTime forms keep whole seconds.
+  parseDateTimeBestEffort: scalar(1, 1, (call) => callOf('timestamp_trunc', cast(arg(call, 0), 'TIMESTAMP'), datePart('second'))),
+  parseDateTimeBestEffortOrNull: scalar(1, 1, (call) => callOf('timestamp_trunc', cast(arg(call, 0), 'TIMESTAMP', true), datePart('second'))),
+  parseDateTime64BestEffort: scalar(1, 1, (call) => cast(arg(call, 0), 'TIMESTAMP')),
+  parseDateTime64BestEffortOrNull: scalar(1, 1, (call) => cast(arg(call, 0), 'TIMESTAMP', true)),
   toYYYYMMDD: scalar(1, 1, (call) => cast(callOf('format_timestamp', string('%Y%m%d'), cast(arg(call, 0), 'TIMESTAMP')), 'INT64')),
   toYYYYMM: scalar(1, 1, (call) => cast(callOf('format_timestamp', string('%Y%m'), cast(arg(call, 0), 'TIMESTAMP')), 'INT64')),
   toUnixTimestamp: scalar(1, 1, (call) => callOf('unix_seconds', cast(arg(call, 0), 'TIMESTAMP'))),
@@ -556,7 +578,7 @@ const CASE_INSENSITIVE: ReadonlyMap<string, string> = new Map([
   ['substr', 'substring'], ['mid', 'substring'], ['replace', 'replaceAll'], ['lcase', 'lower'], ['ucase', 'upper'], ['current_timestamp', 'now'],
   ['date_format', 'formatDateTime'], ['regexp_matches', 'match'], ['unnest', 'arrayJoin'], ['array_agg', 'groupArray'], ['any_value', 'any'],
   ['std', 'stddevPop'], ['stddev_pop', 'stddevPop'], ['stddev_samp', 'stddevSamp'], ['var_pop', 'varPop'], ['var_samp', 'varSamp'], ['stddev', 'stddevSamp'],
-  ['char_length', 'lengthUTF8'], ['character_length', 'lengthUTF8'], ['octet_length', 'length'], ['time_bucket', 'toStartOfInterval'], ['date_bin', 'toStartOfInterval'],
+  ['from_unixtime', 'fromUnixTimestamp'], ['char_length', 'lengthUTF8'], ['character_length', 'lengthUTF8'], ['octet_length', 'length'], ['time_bucket', 'toStartOfInterval'], ['date_bin', 'toStartOfInterval'],
 ]);
 
 /** Case-sensitive aliases ClickHouse registers. */

@@ -14,7 +14,7 @@
  *   added up it is 1 or 0, not a BOOL.
  */
 
-import type { AccessSubscript, AstExpr, AstFunction, AstQuery, AstSelect, AstSetExpr, AstValue, ExprVariants, Position } from '../ast.ts';
+import type { AccessSubscript, AstExpr, AstFunction, AstJoin, AstQuery, AstSelect, AstSetExpr, AstValue, ExprVariants, Position, TableFactorVariants } from '../ast.ts';
 import { positionOf, variantOf } from '../ast.ts';
 import type * as ir from '../ir.ts';
 import { Lowering, type LowerOptions, type Scope } from '../lower.ts';
@@ -80,6 +80,24 @@ export class ClickHouseLowering extends Lowering {
     const upTo: ir.Expr = { kind: 'binary', op: '<=', left: rowNumber, right: number(skip + count) };
     const kept: ir.Expr = skip > 0 ? { kind: 'binary', op: 'AND', left: { kind: 'binary', op: '>', left: structuredClone(rowNumber), right: number(skip) }, right: upTo } : upTo;
     select.qualify = select.qualify ? { kind: 'binary', op: 'AND', left: select.qualify, right: kept } : kept;
+  }
+
+  /**
+   * `ARRAY JOIN arr [AS x]`: one row per element of the array column, rows with an empty array
+   * dropped; `LEFT ARRAY JOIN` keeps them (with NULL, where ClickHouse gives the element type's
+   * default). Without an alias the column's name means the element from there on.
+   */
+  protected override joinStep(join: AstJoin, scope: Scope): ir.FromStep {
+    const operator = join.join_operator as unknown;
+    if (operator !== 'ArrayJoin' && operator !== 'LeftArrayJoin') return super.joinStep(join, scope);
+    const table = 'Table' in join.relation ? (join.relation.Table as TableFactorVariants['Table']) : undefined;
+    if (!table || table.args !== undefined) {
+      throw invalidSql('ARRAY JOIN takes an array column (arrayJoin(…) in the SELECT list takes any array)', positionOf(join.relation));
+    }
+    const path = table.name.map((part) => part.Identifier.value);
+    const alias = table.alias?.name.value ?? path[path.length - 1]!;
+    scope.rangeVariables.add(alias.toLowerCase());
+    return { kind: 'unnest', array: { kind: 'ref', path }, alias, keepEmpty: operator === 'LeftArrayJoin' };
   }
 
   /** A bare UNION needs ALL or DISTINCT, as in ClickHouse with its default settings. */
@@ -155,7 +173,12 @@ export class ClickHouseLowering extends Lowering {
   // ---- expressions ---------------------------------------------------------------------------
 
   override expr(ast: AstExpr, scope: Scope): ir.Expr {
-    const [kind, body] = variantOf<ExprVariants & { ILike: ExprVariants['Like'] }>(ast as never);
+    const [kind, body] = variantOf<ExprVariants & { ILike: ExprVariants['Like']; Position: { expr: AstExpr; in: AstExpr } }>(ast as never);
+    if (kind === 'Position') {
+      // position(needle IN haystack): the byte offset, as position(haystack, needle).
+      const { expr: needle, in: haystack } = body as { expr: AstExpr; in: AstExpr };
+      return callOf('byte_position', this.expr(haystack, scope), this.expr(needle, scope));
+    }
     if (kind === 'ILike') {
       const like = body as ExprVariants['Like'];
       if (like.any) throw invalidSql('ILIKE ANY is not supported', positionOf(like));
