@@ -292,7 +292,7 @@ function sourceSelect(
     const value = fields.attribute(key);
     items.push(item(value ? call('coalesce', value, str('')) : str(''), column));
   }
-  const select: ir.Select = { distinct: false, items, from: { base: { kind: 'source', name, relation, alias: ROW }, steps: [] }, groupBy: [] };
+  const select: ir.Select = { distinct: false, items, from: { base: { kind: 'source', name, relation, alias: ROW }, steps: [...fields.steps.values()] }, groupBy: [] };
   if (options.window) {
     const bound = (op: '>=' | '<=', parameter: string): ir.Expr => ({
       kind: 'binary',
@@ -339,9 +339,18 @@ function firstOf(exprs: Array<ir.Expr | undefined>, otherwise: ir.Expr): ir.Expr
   return present.length === 0 ? otherwise : call('coalesce', ...present, otherwise);
 }
 
-/** One source's fields, read as strings by dotted path. */
+/**
+ * One source's fields, read as strings by dotted path. A field inside a nested object is read
+ * through LEFT JOIN UNNEST of each record on its path (one step per record, shared by every field
+ * under it), the form both warehouses read fastest: DuckDB's select-list unnest reads only the
+ * struct fields named, ClickHouse's ARRAY JOIN only the leaf subcolumns (a subscript,
+ * `metadata[SAFE_OFFSET(0)]`, decodes the whole record: 6× slower on DuckDB, 10× on chdb, at
+ * 200k edge events). An object is stored as a one-element record, so the rows stay one per event.
+ */
 class SourceFields {
   private readonly metadata: Column[];
+  /** The UNNEST steps made so far, by record path (`metadata.request`), in order of need. */
+  readonly steps = new Map<string, Extract<ir.FromStep, { kind: 'unnest' }>>();
 
   constructor(private readonly columns: Column[]) {
     const metadata = findColumn(columns, 'metadata');
@@ -350,7 +359,7 @@ class SourceFields {
 
   /** A field by its path from the event's top (`metadata.level`), as a string, or undefined when the source has none. */
   path(dotted: string): ir.Expr | undefined {
-    return readLeaf(ref(ROW), this.columns.filter((column) => !FIXED_FIELDS.has(column.name)), dotted.split('.'));
+    return this.readLeaf([], this.columns.filter((column) => !FIXED_FIELDS.has(column.name)), dotted.split('.'));
   }
 
   /**
@@ -361,31 +370,38 @@ class SourceFields {
     const parts = key.split('.');
     const head = parts[0]!;
     if (head !== 'metadata' && !FIXED_FIELDS.has(head) && this.columns.some((column) => column.name === head)) {
-      return readLeaf(ref(ROW), this.columns, parts);
+      return this.readLeaf([], this.columns, parts);
     }
-    if (this.metadata.some((column) => column.name === head)) {
-      return readLeaf(recordElement(ref(ROW, 'metadata')), this.metadata, parts);
-    }
+    if (this.metadata.some((column) => column.name === head)) return this.readLeaf(['metadata'], this.metadata, parts);
     return undefined;
+  }
+
+  /** The leaf at `parts` under the record at `record` (its path from the row; [] for the row itself). */
+  private readLeaf(record: string[], columns: Column[], parts: string[]): ir.Expr | undefined {
+    const [head, ...rest] = parts;
+    const column = columns.find((candidate) => candidate.name === head);
+    if (!column) return undefined;
+    const nested = recordFields(column.type);
+    if (rest.length > 0) return nested ? this.readLeaf([...record, column.name], nested, rest) : undefined;
+    if (nested) return undefined; // an object is not a key of the map, its leaves are
+    return stringOf(ref(this.element(record), column.name), column.type);
+  }
+
+  /** The range variable of the record at `path`: the row, or the alias of its UNNEST step. */
+  private element(path: string[]): string {
+    if (path.length === 0) return ROW;
+    const key = path.join('.');
+    const existing = this.steps.get(key);
+    if (existing) return existing.alias;
+    const parent = this.element(path.slice(0, -1));
+    const alias = `__record_${this.steps.size}`;
+    this.steps.set(key, { kind: 'unnest', array: ref(parent, path.at(-1)!), alias, keepEmpty: true });
+    return alias;
   }
 }
 
-/** A nested object is stored as a one-element repeated record: its element. */
-const recordElement = (expr: ir.Expr): ir.Expr => ({ kind: 'subscript', base: expr, index: { kind: 'number', text: '0' }, mode: 'safe_offset' });
-
 function recordFields(type: SqlType): Column[] | undefined {
   return type.kind === 'array' && type.element.kind === 'struct' ? type.element.fields : undefined;
-}
-
-function readLeaf(base: ir.Expr, columns: Column[], parts: string[]): ir.Expr | undefined {
-  const [head, ...rest] = parts;
-  const column = columns.find((candidate) => candidate.name === head);
-  if (!column) return undefined;
-  const value: ir.Expr = base.kind === 'ref' ? ref(...base.path, column.name) : { kind: 'field', base, name: column.name };
-  const nested = recordFields(column.type);
-  if (rest.length > 0) return nested ? readLeaf(recordElement(value), nested, rest) : undefined;
-  if (nested) return undefined; // an object is not a key of the map, its leaves are
-  return stringOf(value, column.type);
 }
 
 /** A leaf as the map holds it: strings as they are, numbers and booleans as text, lists as JSON text. */

