@@ -110,8 +110,42 @@ limit 100`);
     assert.equal(result[0]!.message, 'database error');
   });
 
+  test('requests by status code', async () => {
+    const result = await rows(`select
+  toInt32OrZero(log_attributes['response.status_code']) as status,
+  count() as count
+from logs
+where source = 'edge_logs'
+group by status
+order by count desc, status
+limit 50`);
+    assert.deepEqual(result, [
+      { status: 200, count: 1 },
+      { status: 401, count: 1 },
+      { status: 503, count: 1 },
+    ]);
+  });
+
+  test('search the raw message', async () => {
+    const result = await rows(`select event_message
+from logs
+where source = 'postgres_logs'
+  and event_message ilike '%DEADLOCK%'
+order by timestamp desc
+limit 100`);
+    assert.deepEqual(result, [{ event_message: 'deadlock detected' }]);
+  });
+
+  test('server errors by source (toInt32OrZero over a key some sources lack)', async () => {
+    const result = await rows(`select source, count() as server_errors
+from logs
+where toInt32OrZero(log_attributes['response.status_code']) between 500 and 599
+group by source`);
+    assert.deepEqual(result, [{ source: 'edge_logs', server_errors: 1 }]);
+  });
+
   test('postgres errors grouped by severity', async () => {
-    const result = await rows(`select log_attributes['parsed.error_severity'] as severity, count(id) as count
+    const result = await rows(`select log_attributes['parsed.error_severity'] as severity, count() as count
 from logs
 where source = 'postgres_logs'
   and log_attributes['parsed.error_severity'] in ('ERROR', 'FATAL', 'PANIC')
@@ -122,6 +156,56 @@ limit 100`);
       { severity: 'ERROR', count: 1 },
       { severity: 'FATAL', count: 1 },
     ]);
+  });
+});
+
+describe("Studio's OTel query builders (Logs.utils.otel.ts)", () => {
+  const edgeColumns = `id, timestamp, event_message, log_attributes['identifier'] AS identifier, log_attributes['request.method'] AS method, log_attributes['request.path'] AS path, log_attributes['request.search'] AS search, log_attributes['response.status_code'] AS status_code`;
+
+  test('the preview query, with the status and search filters', async () => {
+    const result = await rows(`-- Logs Preview Query (otel) [edge_logs]
+SELECT ${edgeColumns}
+FROM logs
+WHERE source = 'edge_logs' AND toInt32OrZero(log_attributes['response.status_code']) BETWEEN 400 AND 499 AND event_message ILIKE '%AUTH%'
+ORDER BY timestamp DESC
+LIMIT 100`);
+    assert.deepEqual(
+      result.map(({ timestamp: _timestamp, ...row }) => row),
+      [{ id: 'edge-post', event_message: 'POST | 401 | /auth/v1/token', identifier: '', method: 'POST', path: '/auth/v1/token', search: '', status_code: '401' }],
+    );
+  });
+
+  test('the count query', async () => {
+    assert.deepEqual(await rows(`-- Logs Count Query (otel) [postgres_logs]
+SELECT count() AS count FROM logs WHERE source = 'postgres_logs' AND log_attributes['parsed.error_severity'] NOT IN ('ERROR', 'FATAL', 'PANIC')`), [{ count: 2 }]);
+  });
+
+  test('the chart query: ok, error and warning counts per minute by each source\'s severity rule', async () => {
+    const chart = (source: string, error: string, warning: string) => `-- Logs Chart Query (otel) [${source}]
+SELECT
+  toStartOfMinute(timestamp) AS timestamp,
+  countIf(NOT ((${error}) OR (${warning}))) AS ok_count,
+  countIf(${error}) AS error_count,
+  countIf(${warning}) AS warning_count
+FROM logs
+WHERE source = '${source}'
+GROUP BY timestamp
+ORDER BY timestamp ASC`;
+    const status = `toInt32OrZero(log_attributes['response.status_code'])`;
+    const counts = async (sql: string) => (await rows(sql)).map(({ timestamp: _timestamp, ...row }) => row);
+    const minutes = (result: Json[]) => result.length;
+    const edge = await rows(chart('edge_logs', `${status} >= 500`, `${status} BETWEEN 400 AND 499`));
+    assert.equal(minutes(edge), new Set([1, 2, 3].map((n) => Math.floor((base + n * 1000) / MINUTE))).size);
+    const total = (result: Json[], column: string) => result.reduce((sum, row) => sum + Number(row[column]), 0);
+    assert.deepEqual([total(edge, 'ok_count'), total(edge, 'error_count'), total(edge, 'warning_count')], [1, 1, 1]);
+    const postgres = await counts(chart('postgres_logs', `log_attributes['parsed.error_severity'] IN ('ERROR', 'FATAL', 'PANIC')`, `log_attributes['parsed.error_severity'] = 'WARNING'`));
+    assert.deepEqual([total(postgres, 'ok_count'), total(postgres, 'error_count'), total(postgres, 'warning_count')], [1, 2, 1]);
+    const auth = await counts(
+      chart('auth_logs', `log_attributes['level'] IN ('error', 'fatal') OR toInt32OrZero(log_attributes['status']) >= 500`, `log_attributes['level'] = 'warning' OR toInt32OrZero(log_attributes['status']) BETWEEN 400 AND 499`),
+    );
+    assert.deepEqual([total(auth, 'ok_count'), total(auth, 'error_count'), total(auth, 'warning_count')], [1, 1, 0]);
+    const functions = await counts(chart('function_logs', `log_attributes['level'] IN ('error', 'fatal')`, `log_attributes['level'] = 'warning'`));
+    assert.deepEqual([total(functions, 'ok_count'), total(functions, 'error_count'), total(functions, 'warning_count')], [1, 1, 0]);
   });
 });
 
