@@ -19,8 +19,7 @@ import { ClickHouseWarehouse } from '../../src/warehouse/clickhouse/adapter.ts';
 import { convertCompact } from '../../src/warehouse/clickhouse/results.ts';
 import { clickhouseDialect } from '../../src/warehouse/clickhouse/sql-generator.ts';
 import { duckdbDialect } from '../../src/warehouse/duckdb/sql-generator.ts';
-import { APP_LOGS_SHAPE, CLICKHOUSE_TABLE_DDL, clickHouseInsert, differenceFrom, loadChCases, openDuckDbLogs, type ChCase } from './clickhouse-corpus.ts';
-import { plainValue } from './fixtures.ts';
+import { APP_LOGS_SHAPE, CLICKHOUSE_TABLE_DDL, clickHouseInsert, differenceFrom, duckValue, loadChCases, openDuckDbLogs, type ChCase } from './clickhouse-corpus.ts';
 
 /**
  * ClickHouse's defaults for the settings the warehouse changes for BigQuery semantics, so that the
@@ -68,7 +67,7 @@ test('ClickHouse SQL corpus: raw chdb, ch_sql on DuckDB and on chdb give the sam
         const prepared = await duck.connection.prepare(translation.sql);
         prepared.bind(Object.fromEntries(translation.parameters.map((name) => [name, testCase.params[name] ?? null])));
         const reader = await prepared.runAndReadAll();
-        return { columns: reader.columnNames(), rows: reader.getRows().map((row) => row.map(plainValue)) };
+        return { columns: reader.columnNames(), rows: reader.getRows().map((row) => row.map(duckValue)) };
       },
       'ch_sql on chdb': async (testCase) => {
         const translation = translate(testCase.sql, clickhouseDialect, context('`default`.`app_logs`'), 'ch_sql');

@@ -21,7 +21,8 @@
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, DuckDBMapValue, type DuckDBConnection } from '@duckdb/node-api';
+import { plainValue } from './fixtures.ts';
 import type { TableShape } from '../../src/sql/catalog.ts';
 import { scalar } from '../../src/sql/catalog.ts';
 
@@ -166,6 +167,12 @@ export async function openDuckDbLogs(): Promise<{ connection: DuckDBConnection; 
       instance.closeSync();
     },
   };
+}
+
+/** A DuckDB value as the corpus writes it: a MAP as an object of its entries, as ClickHouse's JSON writes a Map. */
+export function duckValue(value: unknown): unknown {
+  if (value instanceof DuckDBMapValue) return Object.fromEntries(value.entries.map((entry) => [String(entry.key), duckValue(entry.value)]));
+  return plainValue(value);
 }
 
 // ---- comparing rows ------------------------------------------------------------------------------

@@ -331,6 +331,23 @@ const quantileOf = (call: Call, level: number): ir.Expr => ({
   ...(call.over ? { over: call.over } : {}),
 });
 
+/** A literal pattern whose capturing groups after the first are made non-capturing: extract returns the first. */
+function onlyFirstGroup(pattern: ir.Expr): ir.Expr {
+  if (pattern.kind !== 'string') return pattern;
+  let groups = 0;
+  let inClass = false;
+  let out = '';
+  for (let index = 0; index < pattern.value.length; index++) {
+    const char = pattern.value[index]!;
+    out += char;
+    if (char === '\\') out += pattern.value[++index] ?? '';
+    else if (inClass) inClass = char !== ']';
+    else if (char === '[') inClass = true;
+    else if (char === '(' && pattern.value[index + 1] !== '?' && ++groups > 1) out += '?:';
+  }
+  return string(out);
+}
+
 /** A string argument, for functions whose ClickHouse form takes a number as its text. */
 const asText = (expr: ir.Expr): ir.Expr => (expr.kind === 'number' ? cast(expr, 'STRING') : expr);
 
@@ -485,8 +502,8 @@ export const CLICKHOUSE_FUNCTIONS: Record<string, FunctionSpec> = {
   replaceAll: renamed('replace', 3),
   replaceRegexpAll: renamed('regexp_replace', 3),
   match: renamed('regexp_contains', 2),
-  // No match is '' in ClickHouse.
-  extract: scalar(2, 2, (call) => callOf('coalesce', callOf('regexp_extract', arg(call, 0), arg(call, 1)), string(''))),
+  // The first group (or the whole match); no match is '' in ClickHouse.
+  extract: scalar(2, 2, (call) => callOf('coalesce', callOf('regexp_extract', arg(call, 0), onlyFirstGroup(arg(call, 1))), string(''))),
   extractAll: renamed('regexp_extract_all', 2),
   like: scalar(2, 2, (call): ir.Expr => ({ kind: 'like', negated: false, expr: arg(call, 0), pattern: arg(call, 1) })),
   notLike: scalar(2, 2, (call): ir.Expr => ({ kind: 'like', negated: true, expr: arg(call, 0), pattern: arg(call, 1) })),
