@@ -10,7 +10,8 @@
  * - attribute: ClickHouse SQL over `logs`, grouped by `log_attributes['request.method']`.
  *
  * Both answer the same rows (checked). Reports the median of five warm runs of each and their
- * ratio; the target is attribute ≤ 1.5 × typed. Standalone:
+ * ratio; the target is attribute ≤ 1.5 × typed. Run by `npm run bench` after the other stages
+ * (1M events; 200k with --quick; skipped with --no-log-attributes). Standalone:
  *   node --import tsx bench/log-attributes.ts [--events=1000000] [--engines=duckdb,clickhouse]
  * Writes bench/results/<timestamp>-log-attributes.json. Never part of CI.
  */
@@ -134,11 +135,10 @@ console.table(
   Object.fromEntries(
     results.map((result) => [
       result.engine,
-      { events: result.events, 'typed field ms': result.typedMs.toFixed(1), "log_attributes['request.method'] ms": result.attributeMs.toFixed(1), ratio: result.ratio.toFixed(2), 'target ≤': 1.5 },
+      { events: result.events, 'typed field ms': result.typedMs.toFixed(1), "log_attributes['request.method'] ms": result.attributeMs.toFixed(1), ratio: result.ratio.toFixed(2), 'within 1.5×': result.ratio <= 1.5 },
     ]),
   ),
 );
 const at = new Date().toISOString();
 mkdirSync(join(import.meta.dirname, 'results'), { recursive: true });
 writeFileSync(join(import.meta.dirname, 'results', `${at.replaceAll(':', '-')}-log-attributes.json`), `${JSON.stringify({ at, typedSql: TYPED, attributeSql: ATTRIBUTE, results }, null, 2)}\n`);
-if (results.some((result) => result.ratio > 1.5)) process.exitCode = 2;

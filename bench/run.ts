@@ -14,7 +14,8 @@
  * Options: --quick, --profile (server runs with --cpu-prof; summaries in the JSON), --perf (perf
  * record on the server during the measured ingest runs: native time, DuckDB included), --docs,
  * --no-docs, --keep (keep the temp dir), --seconds=N (ingest run length), --log-level=L,
- * --no-clickhouse (skip the ClickHouse path run by bench/clickhouse.ts afterwards).
+ * --no-clickhouse (skip the ClickHouse path run by bench/clickhouse.ts afterwards),
+ * --no-log-attributes (skip bench/log-attributes.ts: one log_attributes key vs its typed field).
  */
 import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -823,8 +824,18 @@ async function clickhouse(): Promise<void> {
   if (run.status !== 0) throw new Error(`bench/clickhouse.ts exited with ${run.status}`);
 }
 
+/** One log_attributes key against the typed field it names (issue 21), on both warehouses: its own process and JSON file. */
+async function logAttributes(): Promise<void> {
+  if (flag('no-log-attributes')) return;
+  const script = new URL('./log-attributes.ts', import.meta.url).pathname;
+  const events = QUICK ? 200_000 : 1_000_000;
+  console.log(`\n== log_attributes key vs typed field (${events} events): bench/log-attributes.ts`);
+  const run = spawnSync(process.execPath, ['--import', 'tsx', script, `--events=${events}`], { stdio: 'inherit' });
+  if (run.status !== 0) throw new Error(`bench/log-attributes.ts exited with ${run.status}`);
+}
+
 // Exit explicitly: DuckDB's native threads or a lingering keep-alive socket must not hold the run open.
-main().then(clickhouse).then(
+main().then(clickhouse).then(logAttributes).then(
   () => process.exit(0),
   (error: unknown) => {
     console.error(error);

@@ -5,15 +5,15 @@
  *
  * Supabase keeps `log_attributes` as a `Map(String, String)` of every field of the event, keyed by
  * its dotted path without the `metadata.` root, and measured it at 93% of its row bytes: reading
- * one key costs as much as reading the whole map. Here the map is never built. Each query that
+ * one key costs as much as reading the whole map. Here the map is never stored. Each query that
  * reads `logs` gets its own relation, a UNION ALL of one SELECT per source that projects only the
  * keys the query names, each read from the typed column it names (`log_attributes['request.method']`
- * is `metadata[SAFE_OFFSET(0)].request[SAFE_OFFSET(0)].method`, as a string). A query reads the
- * fields it uses and nothing else.
+ * is `metadata.request.method`, as a string). A query reads the fields it uses and nothing else.
  *
  * Values are what ClickHouse's map gives: a string, '' where the event or its source has no such
- * key (a map answers '' for a missing key, never NULL). Reading the whole map (`log_attributes`
- * with no key) is refused with a message: it would read every field of every source.
+ * key (a map answers '' for a missing key, never NULL). `log_attributes` read with no key is a
+ * record of every key of every source the query spans, NULL where the event has none (a UNION ALL
+ * needs one type): it reads every field, as Supabase's map does for any read.
  *
  * The column rules follow Logflare's mapping for its ClickHouse logs table (Logflare's
  * clickhouse_adaptor/mapping_defaults.ex): `project` is the first of `project`, `project_ref`,
@@ -147,7 +147,8 @@ interface Found {
   /** Lower-case names written in refs (which unified columns a query may read). */
   names: Set<string>;
   star: boolean;
-  wholeMap: ir.Expr | undefined;
+  /** `log_attributes` read without a key somewhere. */
+  wholeMap: boolean;
 }
 
 /**
@@ -170,7 +171,7 @@ function walk(node: unknown, visit: (node: { kind: string }) => boolean | void):
  * read `logs`.
  */
 export function expandUnifiedLogs(query: ir.Query, sources: UnifiedLogsSources, options: UnifiedLogsOptions = {}): string[] {
-  const found: Found = { relations: [], kept: new Map(), keys: new Map(), names: new Set(), star: false, wholeMap: undefined };
+  const found: Found = { relations: [], kept: new Map(), keys: new Map(), names: new Set(), star: false, wholeMap: false };
   walk(query, (node) => {
     const expr = node as ir.Expr;
     const read = attributeRead(node);
@@ -185,7 +186,7 @@ export function expandUnifiedLogs(query: ir.Query, sources: UnifiedLogsSources, 
     }
     if (expr.kind === 'ref') {
       for (const name of expr.path) found.names.add(name.toLowerCase());
-      if (expr.path.at(-1)?.toLowerCase() === MAP_COLUMN) found.wholeMap ??= expr;
+      if (expr.path.at(-1)?.toLowerCase() === MAP_COLUMN) found.wholeMap = true;
     }
     const item = node as ir.SelectItem;
     if (item.kind === 'star') found.star = true;
@@ -201,20 +202,12 @@ export function expandUnifiedLogs(query: ir.Query, sources: UnifiedLogsSources, 
   });
   if (found.star && options.refuseStar) throw invalidSql('select * is not allowed on the logs endpoints; list the columns you need');
   if (found.relations.length === 0) return [];
-  if (found.wholeMap) {
-    const at = found.wholeMap.kind === 'ref' ? found.wholeMap.at : undefined;
-    throw invalidSql(
-      `log_attributes is read here without a key; Sawmill reads one key at a time from the field it names (log_attributes['request.method']), and reading every field of every source is not supported`,
-      at,
-    );
-  }
-
   const columns = COLUMNS.filter((column) => found.star || found.names.has(column));
   // A SELECT needs a column: timestamp, the cheapest to keep, when the query names none.
   if (columns.length === 0 && found.keys.size === 0) columns.push('timestamp');
   const hidden = [...found.keys.values()];
   for (const relation of found.relations) {
-    const union = unionOfSources(sources, columns, found.keys, options, found.kept.get(relation));
+    const union = unionOfSources(sources, { columns, keys: found.keys, wholeMap: found.wholeMap }, options, found.kept.get(relation));
     replaceNode(relation, { kind: 'subquery', query: union, alias: relation.alias } satisfies ir.Relation);
   }
   // `SELECT *` over logs shows the table's columns, not the key columns made for this query.
@@ -250,48 +243,53 @@ function sourcesKept(where: ir.Expr | undefined, alias: string): ReadonlySet<str
   return undefined;
 }
 
-function unionOfSources(
-  sources: UnifiedLogsSources,
-  columns: UnifiedColumn[],
-  keys: ReadonlyMap<string, string>,
-  options: UnifiedLogsOptions,
-  kept: ReadonlySet<string> | undefined,
-): ir.Query {
-  const selects: ir.SetExpr[] = [];
+/** What each source's SELECT projects: unified columns, the key columns, and the whole map when read. */
+interface Projection {
+  columns: UnifiedColumn[];
+  keys: ReadonlyMap<string, string>;
+  wholeMap: boolean;
+}
+
+function unionOfSources(sources: UnifiedLogsSources, projection: Projection, options: UnifiedLogsOptions, kept: ReadonlySet<string> | undefined): ir.Query {
+  const branches: Array<{ name: string; relation: string; fields: SourceFields }> = [];
   for (const name of [...sources.names()].sort()) {
     if (kept && !kept.has(sourceLabel(name))) continue;
     const relation = sources.relation(name);
     const shape = sources.shape(name);
-    if (relation === undefined || shape === undefined) continue;
-    selects.push({ kind: 'select', select: sourceSelect(name, relation, shape, columns, keys, options) });
+    if (relation !== undefined && shape !== undefined) branches.push({ name, relation, fields: new SourceFields(shape.columns) });
   }
-  if (selects.length === 0) selects.push({ kind: 'select', select: emptySelect(columns, keys) });
+  // The whole map is a record of every key any source has (the branches of a UNION ALL share one
+  // type), NULL where the event has none.
+  const mapKeys = projection.wholeMap ? [...new Set(branches.flatMap((branch) => branch.fields.attributeKeys()))].sort() : [];
+  const selects: ir.SetExpr[] = branches.map((branch) => ({ kind: 'select', select: sourceSelect(branch.name, branch.relation, branch.fields, projection, mapKeys, options) }));
+  if (selects.length === 0) selects.push({ kind: 'select', select: emptySelect(projection, mapKeys) });
   const body = selects.reduce((left, right) => ({ kind: 'setop', op: 'union', all: true, left, right }));
   return { ctes: [], body, orderBy: [] };
 }
 
+const NULL_STRING: ir.Expr = { kind: 'cast', expr: { kind: 'null' }, type: 'STRING', safe: false };
+
+/** `log_attributes` read whole: a STRUCT of every key (dotted names), NULL for those `value` lacks. */
+function wholeMap(keys: string[], value: (key: string) => ir.Expr | undefined): ir.Expr {
+  return { kind: 'struct', fields: keys.map((key) => ({ name: key, value: value(key) ?? NULL_STRING })) };
+}
+
 /** An owner without sources: the table's columns, no rows. */
-function emptySelect(columns: UnifiedColumn[], keys: ReadonlyMap<string, string>): ir.Select {
+function emptySelect({ columns, keys, wholeMap: readsMap }: Projection, mapKeys: string[]): ir.Select {
   const items: ir.SelectItem[] = columns.map((column) => ({ kind: 'expr', expr: { kind: 'cast', expr: { kind: 'null' }, type: COLUMN_TYPES[column], safe: false }, alias: column, aliasWritten: true }));
   for (const column of keys.values()) items.push({ kind: 'expr', expr: str(''), alias: column, aliasWritten: true });
+  if (readsMap) items.push({ kind: 'expr', expr: wholeMap(mapKeys, () => undefined), alias: MAP_COLUMN, aliasWritten: true });
   return { distinct: false, items, groupBy: [], where: { kind: 'bool', value: false } };
 }
 
-function sourceSelect(
-  name: string,
-  relation: string,
-  shape: TableShape,
-  columns: UnifiedColumn[],
-  keys: ReadonlyMap<string, string>,
-  options: UnifiedLogsOptions,
-): ir.Select {
-  const fields = new SourceFields(shape.columns);
+function sourceSelect(name: string, relation: string, fields: SourceFields, { columns, keys, wholeMap: readsMap }: Projection, mapKeys: string[], options: UnifiedLogsOptions): ir.Select {
   const item = (expr: ir.Expr, alias: string): ir.SelectItem => ({ kind: 'expr', expr, alias, aliasWritten: true });
   const items = columns.map((column) => item(columnExpr(column, name, fields), column));
   for (const [key, column] of keys) {
     const value = fields.attribute(key);
     items.push(item(value ? call('coalesce', value, str('')) : str(''), column));
   }
+  if (readsMap) items.push(item(wholeMap(mapKeys, (key) => fields.attribute(key)), MAP_COLUMN));
   const select: ir.Select = { distinct: false, items, from: { base: { kind: 'source', name, relation, alias: ROW }, steps: [...fields.steps.values()] }, groupBy: [] };
   if (options.window) {
     const bound = (op: '>=' | '<=', parameter: string): ir.Expr => ({
@@ -374,6 +372,19 @@ class SourceFields {
     }
     if (this.metadata.some((column) => column.name === head)) return this.readLeaf(['metadata'], this.metadata, parts);
     return undefined;
+  }
+
+  /** Every key `attribute` answers for this source: its leaves' dotted paths, `metadata`'s lifted. */
+  attributeKeys(): string[] {
+    const leaves = (columns: Column[], prefix: string): string[] =>
+      columns.flatMap((column) => {
+        const nested = recordFields(column.type);
+        if (nested) return leaves(nested, `${prefix}${column.name}.`);
+        return column.type.kind === 'scalar' || (column.type.kind === 'array' && column.type.element.kind === 'scalar') ? [`${prefix}${column.name}`] : [];
+      });
+    const topLevel = this.columns.filter((column) => column.name !== 'metadata' && !FIXED_FIELDS.has(column.name));
+    const lifted = this.metadata.filter((column) => !topLevel.some((top) => top.name === column.name));
+    return [...leaves(topLevel, ''), ...leaves(lifted, '')];
   }
 
   /** The leaf at `parts` under the record at `record` (its path from the row; [] for the row itself). */

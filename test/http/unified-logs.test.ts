@@ -180,6 +180,24 @@ LIMIT 100`);
 SELECT count() AS count FROM logs WHERE source = 'postgres_logs' AND log_attributes['parsed.error_severity'] NOT IN ('ERROR', 'FATAL', 'PANIC')`), [{ count: 2 }]);
   });
 
+  test('the single log query: the whole log_attributes map of one event', async () => {
+    const [row] = await rows(`-- Single Log Query (otel)
+SELECT id, timestamp, event_message, source, severity_text, log_attributes
+FROM logs
+WHERE id = 'pg-error'
+LIMIT 1`);
+    assert.deepEqual([row!.id, row!.source, row!.severity_text], ['pg-error', 'postgres_logs', 'ERROR']);
+    const present = Object.fromEntries(Object.entries(row!.log_attributes as Json).filter(([, value]) => value !== null));
+    const parsed = sample('postgres.logs').metadata.parsed;
+    assert.equal(present['parsed.error_severity'], 'ERROR');
+    assert.equal(present['parsed.user_name'], parsed.user_name);
+    assert.equal(present['host'], sample('postgres.logs').metadata.host);
+    assert.equal(present.project, 'default');
+    // Keys only other sources have are there, NULL: the map is one record type across sources.
+    assert.equal((row!.log_attributes as Json)['request.method'], null);
+    assert.ok(!('metadata.host' in present) && !('id' in present) && !('event_message' in present), Object.keys(present).join());
+  });
+
   test('the chart query: ok, error and warning counts per minute by each source\'s severity rule', async () => {
     const chart = (source: string, error: string, warning: string) => `-- Logs Chart Query (otel) [${source}]
 SELECT
@@ -302,12 +320,9 @@ describe("the endpoints' rules", () => {
     assert.deepEqual(await rows(`select count(id) as n from logs where event_message != 'count(*)' and source = 'edge_logs'`, beforeNow), [{ n: 3 }]);
   });
 
-  test('the logs table is the only one; reading the whole log_attributes map is refused', async () => {
+  test('the logs table is the only one', async () => {
     const other = await otel('select id from `cloudflare.logs.prod`');
     assert.equal(other.status, 400);
     assert.match(other.body.error.message, /cloudflare\.logs\.prod/);
-    const whole = await otel(`select log_attributes from logs where source = 'edge_logs'`);
-    assert.equal(whole.status, 400);
-    assert.match(whole.body.error.message, /log_attributes is read here without a key/);
   });
 });
