@@ -286,6 +286,22 @@ where id = 'edge-get'`);
   });
 });
 
+describe('logs in any endpoint', () => {
+  test('a saved BigQuery SQL or ClickHouse SQL endpoint reads logs too, unbounded by a window', async () => {
+    const run = async (language: string, query: string) => {
+      const created = await server.request('POST', '/api/endpoints', { body: { name: `edge-methods-${language}`, language, query } });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const reply = await server.request('GET', `/api/endpoints/query/edge-methods-${language}`);
+      assert.equal(reply.status, 200, JSON.stringify(reply.body));
+      return reply.body.result;
+    };
+    const expected = [{ method: 'GET', n: 2 }, { method: 'POST', n: 1 }];
+    const where = `where source = 'edge_logs' and id in ('edge-get', 'edge-post', 'edge-fail') group by method order by method`;
+    assert.deepEqual(await run('bq_sql', `select log_attributes['request.method'] as method, count(*) as n from logs ${where}`), expected);
+    assert.deepEqual(await run('ch_sql', `select log_attributes['request.method'] as method, count() as n from logs ${where}`), expected);
+  });
+});
+
 describe("the endpoints' rules", () => {
   test('without sql: the recent edge logs; logs answers as logs.all.otel does', async () => {
     const ids = (result: Json[]) => result.map((row) => row.id);
