@@ -138,6 +138,8 @@ function replaceNode(node: object, replacement: object): void {
 
 type SourceRelation = Extract<ir.Relation, { kind: 'source' }>;
 
+const isUnifiedLogs = (relation: ir.Relation): relation is SourceRelation => relation.kind === 'source' && relation.relation === UNIFIED_LOGS_RELATION;
+
 interface Found {
   relations: SourceRelation[];
   /** The sources a relation's SELECT keeps by its WHERE (`source = 'edge_logs'`), by relation. */
@@ -147,6 +149,8 @@ interface Found {
   /** Lower-case names written in refs (which unified columns a query may read). */
   names: Set<string>;
   star: boolean;
+  /** Star items of SELECTs that read `logs` directly (they must not show the key columns). */
+  starsOverLogs: Array<Extract<ir.SelectItem, { kind: 'star' }>>;
   /** `log_attributes` read without a key somewhere. */
   wholeMap: boolean;
 }
@@ -171,7 +175,7 @@ function walk(node: unknown, visit: (node: { kind: string }) => boolean | void):
  * read `logs`.
  */
 export function expandUnifiedLogs(query: ir.Query, sources: UnifiedLogsSources, options: UnifiedLogsOptions = {}): string[] {
-  const found: Found = { relations: [], kept: new Map(), keys: new Map(), names: new Set(), star: false, wholeMap: false };
+  const found: Found = { relations: [], kept: new Map(), keys: new Map(), names: new Set(), star: false, starsOverLogs: [], wholeMap: false };
   walk(query, (node) => {
     const expr = node as ir.Expr;
     const read = attributeRead(node);
@@ -191,12 +195,18 @@ export function expandUnifiedLogs(query: ir.Query, sources: UnifiedLogsSources, 
     const item = node as ir.SelectItem;
     if (item.kind === 'star') found.star = true;
     const relation = node as ir.Relation;
-    if (relation.kind === 'source' && relation.relation === UNIFIED_LOGS_RELATION) found.relations.push(relation);
+    if (isUnifiedLogs(relation)) found.relations.push(relation);
     const set = node as ir.SetExpr;
-    const base = set.kind === 'select' ? set.select.from?.base : undefined;
-    if (set.kind === 'select' && base?.kind === 'source' && base.relation === UNIFIED_LOGS_RELATION) {
-      const kept = sourcesKept(set.select.where, base.alias);
-      if (kept) found.kept.set(base, kept);
+    if (set.kind === 'select' && set.select.from) {
+      const { base, steps } = set.select.from;
+      const relations = [base, ...steps.flatMap((step) => (step.kind === 'join' ? [step.relation] : []))];
+      if (relations.some(isUnifiedLogs)) {
+        for (const selected of set.select.items) if (selected.kind === 'star') found.starsOverLogs.push(selected);
+      }
+      // Only a WHERE over logs alone: with a join, an unqualified `source` may be another table's.
+      const alone = steps.every((step) => step.kind !== 'join');
+      const kept = isUnifiedLogs(base) ? sourcesKept(set.select.where, base.alias, alone) : undefined;
+      if (kept) found.kept.set(base as SourceRelation, kept);
     }
     return undefined;
   });
@@ -211,12 +221,7 @@ export function expandUnifiedLogs(query: ir.Query, sources: UnifiedLogsSources, 
     replaceNode(relation, { kind: 'subquery', query: union, alias: relation.alias } satisfies ir.Relation);
   }
   // `SELECT *` over logs shows the table's columns, not the key columns made for this query.
-  if (found.star && hidden.length > 0) {
-    walk(query, (node) => {
-      const item = node as ir.SelectItem;
-      if (item.kind === 'star') item.except = [...item.except, ...hidden];
-    });
-  }
+  for (const star of found.starsOverLogs) star.except = [...star.except, ...hidden];
   return options.window ? [options.window.start, options.window.end] : [];
 }
 
@@ -224,10 +229,10 @@ export function expandUnifiedLogs(query: ir.Query, sources: UnifiedLogsSources, 
  * The source labels a WHERE keeps when one of its conjuncts is `source = 'x'`, `source IN ('x', …)`
  * (or `source_name`): the other sources need not be read at all. undefined when it keeps any.
  */
-function sourcesKept(where: ir.Expr | undefined, alias: string): ReadonlySet<string> | undefined {
+function sourcesKept(where: ir.Expr | undefined, alias: string, alone: boolean): ReadonlySet<string> | undefined {
   const isSourceColumn = (expr: ir.Expr) =>
     expr.kind === 'ref' &&
-    (expr.path.length === 1 || (expr.path.length === 2 && expr.path[0]!.toLowerCase() === alias.toLowerCase())) &&
+    ((expr.path.length === 1 && alone) || (expr.path.length === 2 && expr.path[0]!.toLowerCase() === alias.toLowerCase())) &&
     ['source', 'source_name'].includes(expr.path.at(-1)!.toLowerCase());
   const literals = (exprs: ir.Expr[]) => (exprs.every((expr) => expr.kind === 'string') ? exprs.map((expr) => (expr as { value: string }).value) : undefined);
   for (const conjunct of conjunctsOf(where)) {

@@ -300,6 +300,18 @@ describe('logs in any endpoint', () => {
     assert.deepEqual(await run('bq_sql', `select log_attributes['request.method'] as method, count(*) as n from logs ${where}`), expected);
     assert.deepEqual(await run('ch_sql', `select log_attributes['request.method'] as method, count() as n from logs ${where}`), expected);
   });
+
+  test("select * shows the table's columns (not the map, not the columns made for a key)", async () => {
+    const created = await server.request('POST', '/api/endpoints', {
+      body: { name: 'edge-star', language: 'ch_sql', query: `select *, log_attributes['request.method'] as method from logs where id = 'edge-get'` },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const reply = await server.request('GET', '/api/endpoints/query/edge-star');
+    assert.equal(reply.status, 200, JSON.stringify(reply.body));
+    const [row] = reply.body.result;
+    assert.deepEqual(Object.keys(row).sort(), ['event_message', 'id', 'method', 'project', 'severity_number', 'severity_text', 'source', 'source_name', 'timestamp']);
+    assert.equal(row.method, 'GET');
+  });
 });
 
 describe("the endpoints' rules", () => {
