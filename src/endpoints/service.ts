@@ -108,8 +108,10 @@ export class EndpointService {
    * it: the owner's sources only, `@name` parameters from `request`, never cached.
    */
   async preview(ownerId: number, draft: WrittenQuery, request: Record<string, string>, maxRows: number): Promise<string> {
-    checkQuery(draft, this.dialect, this.context(ownerId));
-    const translation = translateQuery(draft, undefined, this.dialect, this.context(ownerId));
+    const translation = await this.withCurrentFields(() => {
+      checkQuery(draft, this.dialect, this.context(ownerId));
+      return translateQuery(draft, undefined, this.dialect, this.context(ownerId));
+    });
     const params = Object.fromEntries(translation.parameters.map((name) => [name, request[name] ?? null]));
     return replyBody(await this.warehouse.queryJson(translation.sql, params, { timeoutMs: this.options.queryTimeoutMs, maxRows }));
   }
@@ -120,9 +122,9 @@ export class EndpointService {
    * name one of the owner's sources and fields it has. Refusals are 422 with the position of the
    * problem when known.
    */
-  validate(ownerId: number, written: WrittenQuery): void {
+  async validate(ownerId: number, written: WrittenQuery): Promise<void> {
     try {
-      checkQuery(written, this.dialect, this.context(ownerId));
+      await this.withCurrentFields(() => checkQuery(written, this.dialect, this.context(ownerId)));
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       const { line, column } = error.details ?? {};
@@ -131,8 +133,23 @@ export class EndpointService {
     }
   }
 
+  /**
+   * `check` against the sources' fields as they are; when it refuses, once more after every
+   * acknowledged event is folded in (a field sent a moment ago counts). Waiting only then keeps
+   * saving a query from forcing a fold.
+   */
+  private async withCurrentFields<T>(check: () => T): Promise<T> {
+    try {
+      return check();
+    } catch (error) {
+      if (!(error instanceof AppError) || !this.options.visible) throw error;
+      await this.options.visible();
+      return check();
+    }
+  }
+
   async create(ownerId: number, input: EndpointInput): Promise<Endpoint> {
-    this.validate(ownerId, { query: input.query, language: input.language ?? 'bq_sql' });
+    await this.validate(ownerId, { query: input.query, language: input.language ?? 'bq_sql' });
     const endpoint = await this.catalog.createEndpoint(ownerId, input);
     await this.promote(ownerId);
     return endpoint;
@@ -140,7 +157,7 @@ export class EndpointService {
 
   async update(endpoint: Endpoint, changes: Partial<EndpointInput>): Promise<Endpoint> {
     const rewritten = changes.query !== undefined || (changes.language !== undefined && changes.language !== endpoint.language);
-    if (rewritten) this.validate(endpoint.owner_id, { query: changes.query ?? endpoint.query, language: changes.language ?? endpoint.language });
+    if (rewritten) await this.validate(endpoint.owner_id, { query: changes.query ?? endpoint.query, language: changes.language ?? endpoint.language });
     const updated = await this.catalog.updateEndpoint(endpoint, changes);
     this.forget(endpoint.id);
     if (rewritten) await this.promote(updated.owner_id);
