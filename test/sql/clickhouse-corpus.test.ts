@@ -35,8 +35,6 @@ const RUNS: Run[] = ['raw chdb', 'ch_sql on DuckDB', 'ch_sql on chdb'];
 
 /** Case (file: name) and run → why it fails. */
 const KNOWN_FAILURES: Record<string, string> = {
-  '01-basics.chtest: LIMIT n OFFSET m BY [ch_sql on DuckDB]': "sqlparser's ClickHouse grammar does not parse LIMIT n OFFSET m BY",
-  '01-basics.chtest: LIMIT n OFFSET m BY [ch_sql on chdb]': "sqlparser's ClickHouse grammar does not parse LIMIT n OFFSET m BY",
   '01-basics.chtest: left join keeps unmatched rows [ch_sql on DuckDB]': "an unmatched row's columns are NULL; ClickHouse (join_use_nulls = 0) gives the type's default",
   '01-basics.chtest: left join keeps unmatched rows [ch_sql on chdb]': "an unmatched row's columns are NULL; ClickHouse (join_use_nulls = 0) gives the type's default",
 };

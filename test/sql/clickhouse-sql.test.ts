@@ -73,4 +73,13 @@ describe('ch_sql front end', () => {
   test('arrayJoin is placed only where rows can multiply', () => {
     assert.match(refusal(() => translate('select id from logs order by arrayJoin([1, 2])', duckdbDialect, ctx, 'ch_sql')).message, /arrayJoin is supported in a SELECT list/);
   });
+
+  test('LIMIT n OFFSET m BY and a LIMIT after LIMIT BY belong to the outermost query only', () => {
+    const limited = translate('select id from logs order by id limit 1 offset 2 by project limit 5 offset 1', duckdbDialect, ctx, 'ch_sql').sql;
+    assert.match(limited, /row_number\(\) OVER \(PARTITION BY .*\) > 2\) AND .* <= 3\)/);
+    assert.match(limited, /LIMIT 5 OFFSET 1$/);
+    // A sandboxed query keeps the endpoint's CTEs, never its final SELECT's limits.
+    const endpoint = 'with recent as (select id, project from logs) select * from recent limit 1 by project limit 7';
+    assert.doesNotMatch(translateSandboxed(endpoint, 'select id from recent', duckdbDialect, ctx, 'ch_sql').sql, /LIMIT 7/);
+  });
 });

@@ -11,12 +11,12 @@ import { parseClickHouseQuery } from './parse.ts';
 
 export const clickHouseFrontEnd: FrontEnd = {
   parse(sql) {
-    const { ast, typedParameters } = parseClickHouseQuery(sql);
+    const { ast, typedParameters, limits } = parseClickHouseQuery(sql);
     const lowerings: ClickHouseLowering[] = [];
     return {
       ast,
       lowering: (options) => {
-        const lowering = new ClickHouseLowering(options, typedParameters);
+        const lowering = new ClickHouseLowering(options, typedParameters, { ast, limits });
         lowerings.push(lowering);
         return lowering;
       },

@@ -21,7 +21,7 @@ import { Lowering, type LowerOptions, type Scope } from '../lower.ts';
 import { invalidSql } from '../parse.ts';
 import { subExpressions } from '../unnest-chains.ts';
 import { become, callOf, intervalArithmetic, isBooleanShaped, lowerClickHouseCall, numeric, parameterCast, type CallLowering, type TypeOf } from './functions.ts';
-import { positionKey, type TypedParameter } from './parse.ts';
+import { positionKey, type OuterLimits, type TypedParameter } from './parse.ts';
 
 const ARITHMETIC: ReadonlySet<string> = new Set(['+', '-', '*', '/', '%']);
 
@@ -35,6 +35,8 @@ export class ClickHouseLowering extends Lowering {
   constructor(
     options: LowerOptions,
     private readonly typedParameters: ReadonlyMap<string, TypedParameter>,
+    /** The statement's own query, and the LIMITs parse.ts kept for it. */
+    private readonly outermost?: { ast: AstQuery; limits: OuterLimits },
   ) {
     super(options);
   }
@@ -42,7 +44,18 @@ export class ClickHouseLowering extends Lowering {
   // ---- queries -------------------------------------------------------------------------------
 
   override query(ast: AstQuery, outer: Scope): ir.Query {
-    const limitBy = limitByOf(ast);
+    const limits = ast === this.outermost?.ast ? this.outermost.limits : {};
+    const query = this.queryOf(ast, outer, limits.byOffset);
+    if (limits.limit !== undefined) {
+      query.limit = number(limits.limit);
+      if (limits.offset !== undefined) query.offset = number(limits.offset);
+    }
+    return query;
+  }
+
+  private queryOf(ast: AstQuery, outer: Scope, byOffset: number | undefined): ir.Query {
+    const written = limitByOf(ast);
+    const limitBy = written && byOffset !== undefined ? { ...written, offset: { Value: { value: { Number: [String(byOffset), false] } } } as AstExpr } : written;
     const query = super.query(limitBy ? { ...ast, limit_clause: undefined } as AstQuery : ast, outer);
     if (query.body.kind === 'select') {
       const { select } = query.body;
