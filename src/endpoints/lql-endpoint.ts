@@ -125,10 +125,15 @@ export function lqlToSql(query: string, schemaOf: (source: string) => RecordFiel
   return `${sql.filter(Boolean).join('\n')}\nselect * from ${LQL_EVENTS_CTE} order by timestamp desc`;
 }
 
-/** Where the first word that is wrong by itself starts (grouping and OR/AND/NOT left aside), if any. */
+/**
+ * Where the problem is: the first word that is wrong by itself (grouping and OR/AND/NOT left
+ * aside), else what is wrong in how words combine (an open quote or parenthesis, a dangling
+ * operator), if anything.
+ */
 function culprit(filter: string, schema: RecordFields): number | undefined {
-  for (const word of words(filter)) {
-    if (/^(OR|AND|NOT)$/.test(word.text)) continue;
+  const all = words(filter);
+  for (const word of all) {
+    if (OPERATOR.test(word.text)) continue;
     const clause = word.text.replace(/^-?\(+/, '').replace(/\)+$/, '');
     if (clause === '' || clause === '-') continue;
     try {
@@ -137,5 +142,33 @@ function culprit(filter: string, schema: RecordFields): number | undefined {
       return word.at + word.text.indexOf(clause.slice(0, 1));
     }
   }
-  return undefined;
+  return structuralCulprit(filter, all);
+}
+
+const OPERATOR = /^(OR|AND|NOT)$/;
+
+function structuralCulprit(filter: string, all: Word[]): number | undefined {
+  const quote = openQuote(filter);
+  if (quote !== undefined) return quote;
+  const open: number[] = [];
+  for (const [index, word] of all.entries()) {
+    const opening = /^(-?\()+/.exec(word.text)?.[0] ?? '';
+    for (let i = 0; i < opening.length; i++) if (opening[i] === '(') open.push(word.at + i);
+    for (let i = word.text.length - 1; i >= opening.length && word.text[i] === ')' && open.length > 0; i--) open.pop();
+    const next = all[index + 1];
+    // AND/OR need a clause on each side, NOT one after it.
+    const dangling = !next || (OPERATOR.test(next.text) && next.text !== 'NOT') || (word.text !== 'NOT' && index === 0);
+    if (OPERATOR.test(word.text) && dangling) return word.at;
+  }
+  return open.at(-1);
+}
+
+/** Where a double quote that is never closed opens. */
+function openQuote(filter: string): number | undefined {
+  let opened: number | undefined;
+  for (let i = 0; i < filter.length; i++) {
+    if (opened !== undefined && filter[i] === '\\') i++;
+    else if (filter[i] === '"') opened = opened === undefined ? i : undefined;
+  }
+  return opened;
 }

@@ -119,6 +119,9 @@ describe('LQL endpoints', () => {
       ['f:shop.requests m.status:lots', /m\.status holds numbers/, 17],
       ['f:shop.requests\n  (m.status:>=500 OR m.path:~"(")', /regular expression/, 22],
       ['f:shop.requests f:other', /only one f:/, 17],
+      ['f:shop.requests m.path:"/cart', /double quote is not closed/, 24],
+      ['f:shop.requests (level:error OR m.status:500', /\( is not closed/, 17],
+      ['f:shop.requests level:error OR', /ends where a clause should follow/, 29],
     ];
     for (const [query, message, column] of cases) {
       const reply = await create({ name: 'lql.bad', language: 'lql', query });
