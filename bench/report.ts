@@ -10,22 +10,25 @@ const ms = (x: number) => (x < 10 ? x.toFixed(2) : x.toFixed(1));
 type R = Record<string, any>;
 
 function rows(r: R): { ingest: string[][]; endpoints: string[][]; storage: string[][]; memory: string[][]; targets: string[][] } {
-  const ingest: string[][] = [['run', 'events/s', 'requests/s', 'ack p50', 'ack p99', 'non-2xx', 'ceiling', 'ratio', 'server CPU', 'wrk CPU', 'other procs CPU']];
-  const engine = r.engine_ceiling_and_storage[0];
+  const ingest: string[][] = [['run', 'events/s', 'requests/s', 'ack p50', 'ack p99', 'visible p50 / p99', 'non-2xx', 'ceiling', 'ratio', 'server CPU', 'wrk CPU', 'other procs CPU']];
+  const bulk = r.ingest_ceiling;
+  const levels: R[] = r.engine_ceiling_and_storage ?? [];
   for (const [label, key, batch] of [
     ['batches of 100', 'batch', true],
     ['single events', 'single', false],
   ] as const) {
     const s = r.ingest[key];
     const bare = r.http_ceiling[key];
-    const ceilingLabel = batch ? `read_json ${fmt(engine.load_events_per_s)} ev/s; bare HTTP ${fmt(bare.events_per_s)} ev/s` : `bare HTTP ${fmt(bare.requests_per_s)} req/s`;
-    const ratio = batch ? `${pct(s.events_per_s / engine.load_events_per_s)} of read_json; ${pct(s.events_per_s / bare.events_per_s)} of HTTP` : pct(s.requests_per_s / bare.requests_per_s);
+    const ceilingLabel = batch ? `bulk load ${fmt(bulk.events_per_s)} ev/s; bare HTTP ${fmt(bare.events_per_s)} ev/s` : `bare HTTP ${fmt(bare.requests_per_s)} req/s`;
+    const ratio = batch ? `${pct(s.events_per_s / bulk.events_per_s)} of bulk load; ${pct(s.events_per_s / bare.events_per_s)} of HTTP` : pct(s.requests_per_s / bare.requests_per_s);
+    const visible = s.visibility ? `${(s.visibility.p50 / 1000).toFixed(2)} s / ${(s.visibility.p99 / 1000).toFixed(2)} s (${s.visibility.n} probes${s.visibility.failures ? `, ${s.visibility.failures} unseen` : ''})` : '';
     ingest.push([
       `Sawmill, ${label}, c${r.config.concurrency}`,
       fmt(s.events_per_s),
       fmt(s.requests_per_s),
       `${ms(s.p50_ms)} ms`,
       `${ms(s.p99_ms)} ms`,
+      visible,
       String(s.errors.status + s.errors.timeout),
       ceilingLabel,
       ratio,
@@ -36,28 +39,31 @@ function rows(r: R): { ingest: string[][]; endpoints: string[][]; storage: strin
   }
   const trickle = r.ingest.trickle;
   if (trickle) {
-    ingest.push([`Sawmill, a trickle of single events`, fmt(trickle.events_per_s), fmt(trickle.events_per_s), '', '', String(trickle.non_2xx), '', '', `${trickle.server_cores.toFixed(3)} cores`, '', '']);
+    ingest.push([`Sawmill, a trickle of single events`, fmt(trickle.events_per_s), fmt(trickle.events_per_s), '', '', '', String(trickle.non_2xx), '', '', `${trickle.server_cores.toFixed(3)} cores`, '', '']);
   }
   for (const [label, key] of [
     ['bare node:http, batches of 100', 'batch'],
     ['bare node:http, single events', 'single'],
   ] as const) {
     const s = r.http_ceiling[key];
-    ingest.push([label, fmt(s.events_per_s), fmt(s.requests_per_s), `${ms(s.p50_ms)} ms`, `${ms(s.p99_ms)} ms`, String(s.errors.status + s.errors.timeout), '(ceiling)', '', `${(s.server_cpu_s / s.seconds).toFixed(2)} cores`, `${(s.generator_cpu_s / s.seconds).toFixed(2)} cores`, `${(s.other_cpu_cores ?? 0).toFixed(2)} cores`]);
+    ingest.push([label, fmt(s.events_per_s), fmt(s.requests_per_s), `${ms(s.p50_ms)} ms`, `${ms(s.p99_ms)} ms`, '', String(s.errors.status + s.errors.timeout), '(ceiling)', '', `${(s.server_cpu_s / s.seconds).toFixed(2)} cores`, `${(s.generator_cpu_s / s.seconds).toFixed(2)} cores`, `${(s.other_cpu_cores ?? 0).toFixed(2)} cores`]);
   }
-  for (const level of r.engine_ceiling_and_storage) {
-    ingest.push([`DuckDB read_json bulk load, ${short(level.level)}/source`, fmt(level.load_events_per_s), '', '', '', '', `(ceiling; ${level.load_seconds.toFixed(1)} s incl. CHECKPOINT)`, '', '', '', '']);
+  ingest.push([`DuckDB CREATE TABLE AS read_json of the batched run's events (${fmt(bulk.events)})`, fmt(bulk.events_per_s), '', '', '', '', '', `(ceiling; ${bulk.seconds.toFixed(1)} s incl. CHECKPOINT)`, '', '', '', '']);
+  for (const level of levels) {
+    ingest.push([`DuckDB INSERT from read_json into Sawmill's tables, ${short(level.level)}/source`, fmt(level.load_events_per_s), '', '', '', '', '', `(${level.load_seconds.toFixed(1)} s incl. CHECKPOINT)`, '', '', '', '']);
   }
 
   const endpoints: string[][] = [['endpoint', 'stored', 'rows', 'uncached p50', 'uncached p99', 'direct DuckDB p50', 'overhead', 'direct, prepared once, p50', 'overhead over it', 'cached p50', 'cached p99', 'cached p99 in server']];
-  for (const e of r.endpoints) {
+  for (const e of r.endpoints ?? []) {
     endpoints.push([`${e.name} (${e.kind})`, `${short(e.level)}/source`, String(e.rows), `${ms(e.uncached.p50)} ms`, `${ms(e.uncached.p99)} ms`, `${ms(e.direct.p50)} ms`, pct(e.overhead), e.direct_prepared ? `${ms(e.direct_prepared.p50)} ms` : '', e.overhead_vs_prepared === undefined ? '' : pct(e.overhead_vs_prepared), `${ms(e.cached.p50)} ms`, `${ms(e.cached.p99)} ms`, e.cached_in_server ? `${ms(e.cached_in_server.p99)} ms` : '']);
   }
 
   const storage: string[][] = [['data', 'events', 'file', 'B/event', 'raw NDJSON B/event', 'smaller by']];
   const hi = r.storage_http_ingest;
-  storage.push(['after the HTTP ingest runs (many small commits)', fmt(hi.events), mb(hi.bytes), hi.bytes_per_event.toFixed(1), hi.raw_bytes_per_event.toFixed(0), `${hi.ratio.toFixed(1)}x`]);
-  for (const level of r.engine_ceiling_and_storage) {
+  storage.push(['after the HTTP ingest runs and stop: the whole data dir', fmt(hi.events), mb(hi.data_dir_bytes), hi.data_dir_bytes_per_event.toFixed(1), hi.raw_bytes_per_event.toFixed(0), `${hi.ratio.toFixed(1)}x`]);
+  storage.push(['  of which the DuckDB file', fmt(hi.events), mb(hi.bytes), hi.bytes_per_event.toFixed(1), '', '']);
+  storage.push([`DuckDB CREATE TABLE AS read_json (ceiling)`, fmt(bulk.events), '', bulk.bytes_per_event.toFixed(1), bulk.raw_bytes_per_event.toFixed(0), `${(bulk.raw_bytes_per_event / bulk.bytes_per_event).toFixed(1)}x`]);
+  for (const level of levels) {
     const s = level.storage;
     storage.push([`bulk-loaded, ${short(level.level)}/source`, fmt(s.events), mb(s.bytes), s.bytes_per_event.toFixed(1), s.raw_bytes_per_event.toFixed(0), `${s.ratio.toFixed(1)}x`]);
   }
@@ -65,8 +71,9 @@ function rows(r: R): { ingest: string[][]; endpoints: string[][]; storage: strin
   const memory: string[][] = [['state', 'RSS']];
   memory.push(['idle (10 s without requests), fresh start (empty)', mb(r.rss.idle_fresh_bytes)]);
   memory.push(['peak during the ingest runs', mb(r.rss.during_ingest_bytes)]);
-  for (const [level, bytes] of Object.entries(r.rss.idle_loaded_bytes as Record<string, number>)) memory.push([`idle (10 s without requests), restarted with ${short(Number(level))}/source`, mb(bytes)]);
-  for (const [level, bytes] of Object.entries(r.rss.during_queries_bytes as Record<string, number>)) memory.push([`peak during the endpoint queries, ${short(Number(level))}/source`, mb(bytes)]);
+  if (r.rss.during_ingest_bounded) memory.push([`peak during the batched run with ${r.rss.during_ingest_bounded.setting}`, mb(r.rss.during_ingest_bounded.bytes)]);
+  for (const [level, bytes] of Object.entries((r.rss.idle_loaded_bytes ?? {}) as Record<string, number>)) memory.push([`idle (10 s without requests), restarted with ${short(Number(level))}/source`, mb(bytes)]);
+  for (const [level, bytes] of Object.entries((r.rss.during_queries_bytes ?? {}) as Record<string, number>)) memory.push([`peak during the endpoint queries, ${short(Number(level))}/source`, mb(bytes)]);
 
   const other = r.other_cpu_cores_during_queries ?? {};
   for (const [key, cores] of Object.entries(other as Record<string, number>)) memory.push([`(other processes' CPU during ${key.replaceAll('_', ' ')})`, `${cores.toFixed(2)} cores`]);

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { DEFAULT_MAX_EVENTS_PER_FOLD } from './pipeline/writer.ts';
 
 export interface Config {
   port: number;
@@ -21,8 +22,12 @@ export interface Config {
   maxQueuedEvents: number;
   /** Longest the writer waits to group concurrent requests into one warehouse commit (ClickHouse). */
   commitIntervalMs: number;
-  /** Longest acknowledged events wait in the journal before they are folded into DuckDB. */
+  /** Longest acknowledged events wait in the journal for company before they are folded into DuckDB. */
   foldIntervalMs: number;
+  /** Under load, the longest from an event's acknowledgement until queries can read it (docs/reliability.md). */
+  visibilityMs: number;
+  /** Most events folded into DuckDB in one transaction. */
+  maxEventsPerFold: number;
   /** DuckDB queries run at once (reader connections); fewer when libuv's threadpool is small (docs/reliability.md). */
   queryConcurrency: number;
   /** DuckDB queries that may wait for a reader before queries answer 429. */
@@ -98,9 +103,11 @@ export function loadConfig(env: Env = process.env): Config {
     maxBodyBytes: integer(env, 'SAWMILL_MAX_BODY_BYTES', 12 * 1024 * 1024),
     maxHeaderBytes: integer(env, 'SAWMILL_MAX_HEADER_BYTES', 512 * 1024),
     maxEventsPerRequest: positive(env, 'SAWMILL_MAX_EVENTS_PER_REQUEST', 100_000),
-    maxQueuedEvents: integer(env, 'SAWMILL_MAX_QUEUED_EVENTS', 100_000),
+    maxQueuedEvents: integer(env, 'SAWMILL_MAX_QUEUED_EVENTS', 250_000),
     commitIntervalMs: integer(env, 'SAWMILL_COMMIT_INTERVAL_MS', 5),
     foldIntervalMs: integer(env, 'SAWMILL_FOLD_INTERVAL_MS', 1000),
+    visibilityMs: positive(env, 'SAWMILL_VISIBILITY_MS', 2000),
+    maxEventsPerFold: positive(env, 'SAWMILL_FOLD_MAX_EVENTS', DEFAULT_MAX_EVENTS_PER_FOLD),
     queryConcurrency: positive(env, 'SAWMILL_QUERY_CONCURRENCY', 4),
     queryQueue: integer(env, 'SAWMILL_QUERY_QUEUE', 64),
     queryTimeoutMs: integer(env, 'SAWMILL_QUERY_TIMEOUT_MS', 30_000),

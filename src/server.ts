@@ -67,10 +67,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
       })
     : undefined;
   let writer: EventWriter | undefined;
-  const warehouse = new ReadAfterWrite(storage, () => writer!.visible());
+  const warehouse = new ReadAfterWrite(storage, () => writer!.readBarrier());
   writer = new EventWriter(warehouse, {
     maxQueuedEvents: config.maxQueuedEvents,
     commitIntervalMs: opened ? config.foldIntervalMs : config.commitIntervalMs,
+    ...(opened ? { visibilityMs: config.visibilityMs, maxEventsPerCommit: config.maxEventsPerFold } : {}),
     maxFieldsPerSource: config.maxFieldsPerSource,
     journal: opened?.journal,
     onCommitError: (error, sourceIds) => app.log.error({ err: error, sources: sourceIds }, 'commit failed'),

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.ts';
 import type { Services } from './services.ts';
 
 /** The source each ingestion request was resolved to, for its line in /metrics. */
@@ -17,13 +18,33 @@ export function noteIngestSource(request: FastifyRequest, sourceName: string): v
 }
 
 /**
- * Counts a request's events once the writer answers: accepted (acknowledged), rejected (invalid,
- * counted at once) or refused (a full queue or a failed write). Returns the write's promise.
+ * `?wait=visible`: answer once the request's events can be queried, not only once they are durable
+ * (read-your-writes for a sender that queries next; it costs the server smaller folds).
  */
-export function countedWrite<T>(services: Services, source: { token: string; name: string }, rows: Parameters<Services['writer']['write']>[1], rejected: number, then: () => T): Promise<T> {
+export function waitsForVisibility(query: unknown): boolean {
+  const wait = (query as { wait?: unknown } | undefined)?.wait;
+  if (wait === undefined) return false;
+  if (wait === 'visible') return true;
+  throw new AppError(400, 'invalid_parameter', `query parameter wait must be "visible" (answer once the events can be queried), got ${JSON.stringify(wait)}`);
+}
+
+/**
+ * Counts a request's events once the writer answers: accepted (acknowledged), rejected (invalid,
+ * counted at once) or refused (a full queue or a failed write). Returns the write's promise,
+ * which with `visible` resolves only once the events can be read.
+ */
+export function countedWrite<T>(
+  services: Services,
+  source: { token: string; name: string },
+  rows: Parameters<Services['writer']['write']>[1],
+  rejected: number,
+  then: () => T,
+  visible = false,
+): Promise<T> {
   const counted = services.metrics.ingestEvents;
   if (rejected > 0) counted.inc({ source: source.name, outcome: 'rejected' }, rejected);
-  return services.writer.write(source.token, rows).then(
+  const written = services.writer.write(source.token, rows);
+  return (visible ? written.then(() => services.writer.visible()) : written).then(
     () => {
       counted.inc({ source: source.name, outcome: 'accepted' }, rows.length);
       return then();

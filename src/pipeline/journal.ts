@@ -58,6 +58,8 @@ export class Journal {
   private readonly spare: SpareSegment;
   /** A failed group could not be cut off the active file: it must be before anything else is written there. */
   private tornTail = false;
+  /** The warehouse holds every record up to this one (the last `release`). */
+  private releasedSeq = 0;
 
   private constructor(
     private readonly dir: string,
@@ -116,6 +118,7 @@ export class Journal {
 
   /** Deletes the files whose records the warehouse has committed up to `foldedSeq`. */
   async release(foldedSeq: number): Promise<void> {
+    this.releasedSeq = Math.max(this.releasedSeq, foldedSeq);
     while (this.sealed.length > 0 && this.sealed[0]!.lastSeq <= foldedSeq) {
       await rm(this.sealed.shift()!.path, { force: true });
     }
@@ -131,11 +134,17 @@ export class Journal {
     return path;
   }
 
+  /** Closes the files; the active one goes too when the warehouse holds all of it (a clean stop leaves no journal). */
   async close(): Promise<void> {
     await this.flushing;
     await this.handle?.close();
     this.handle = undefined;
     await this.spare.close();
+    await this.release(this.releasedSeq);
+    if (this.active && this.sealed.length === 0 && this.active.lastSeq <= this.releasedSeq) {
+      await rm(this.active.path, { force: true });
+      this.active = undefined;
+    }
   }
 
   /** Writes everything pending in one write and one fsync, then whatever arrived meanwhile. */

@@ -1,9 +1,11 @@
 import type { AppendBatch, LogRow, NestedReads, QueryOptions, RecordFields, ResultRow, StagedRows, Warehouse } from '../warehouse/types.ts';
 
 /**
- * The warehouse as readers see it: a query first waits until every event acknowledged before it
- * started has been folded in from the journal, so a caller never misses events it was told are
- * stored. Without a journal acknowledged events are already in the warehouse and this costs nothing.
+ * The warehouse as readers see it: while the writer has little to fold, a query first waits until
+ * every event acknowledged before it started has been folded in from the journal, so a caller
+ * reads what it was just told is stored; under load it reads what is folded, and the rest within
+ * the visibility bound (EventWriter.readBarrier). Without a journal acknowledged events are already
+ * in the warehouse and this costs nothing.
  */
 export class ReadAfterWrite implements Warehouse {
   readonly engine: string;
@@ -15,7 +17,7 @@ export class ReadAfterWrite implements Warehouse {
 
   constructor(
     private readonly warehouse: Warehouse,
-    /** Resolves once every event acknowledged so far can be read (EventWriter.visible). */
+    /** Resolves when a query may run (EventWriter.readBarrier). */
     private readonly acknowledgedVisible: () => Promise<void>,
   ) {
     this.engine = warehouse.engine;

@@ -11,6 +11,12 @@ export interface WriterOptions {
   maxQueuedEvents: number;
   /** How long the first request of a commit waits for others to join it. */
   commitIntervalMs: number;
+  /**
+   * With a journal: the longest an acknowledged event should wait before it can be read. Folds
+   * start early enough that the oldest waiting event is readable within it (the fold's expected
+   * duration is taken off its wait); readers do not wait for folds while the backlog is large.
+   */
+  visibilityMs?: number;
   /** Most events in one commit. */
   maxEventsPerCommit?: number;
   /** Most fields per source, nested ones included; new fields past it go to the overflow field. */
@@ -31,12 +37,15 @@ export interface WriterOptions {
 }
 
 export const DEFAULT_MAX_FIELDS_PER_SOURCE = 1000;
+/** The most events a fold takes, by default: large folds cost DuckDB less per event (docs/reliability.md). */
+export const DEFAULT_MAX_EVENTS_PER_FOLD = 100_000;
 /**
- * A backlog this large is folded at once rather than at the end of the interval. Small folds are
- * dear (DuckDB: one event into a wide nested table with promoted columns costs 16-18 ms of CPU);
- * this size keeps a reader's wait for the fold in progress short under heavy ingestion.
+ * A reader waits for the events acknowledged before it (read-your-writes) only while at most this
+ * many are still to be folded, which one small fold stores in a fraction of a second. Past it the
+ * writer is busy with large folds, and a reader forcing small ones would cost every sender: it
+ * reads what is folded, and the rest follows within the visibility bound.
  */
-const FOLD_AT_ONCE_EVENTS = 10_000;
+export const READER_WAIT_MAX_EVENTS = 10_000;
 /** Tries of a journal record the warehouse refuses on its own before it is set aside. */
 const FOLD_ATTEMPTS = 3;
 /** Folds that failed for a passing reason (a full disk) are tried again after this, doubling up to the most. */
@@ -94,16 +103,20 @@ export class EventWriter {
    * once: waiting for company would only let the queue fill. Off (Infinity) for a queue of one event.
    */
   private readonly foldAtOnce: number;
+  /** When the pending fold timer fires (performance.now()), so a nearer deadline can bring it forward. */
+  private timerDue = Infinity;
+  /** Milliseconds a fold took per event, recently (large folds only): how early a fold must start to meet the visibility bound. */
+  private foldMsPerEvent = 0.03;
 
   constructor(
     private readonly warehouse: Warehouse,
     private readonly options: WriterOptions,
   ) {
-    this.maxEventsPerCommit = options.maxEventsPerCommit ?? 50_000;
+    this.journal = options.journal;
+    this.maxEventsPerCommit = options.maxEventsPerCommit ?? (this.journal ? DEFAULT_MAX_EVENTS_PER_FOLD : 50_000);
     this.foldLimit = this.maxEventsPerCommit;
     this.maxFieldsPerSource = options.maxFieldsPerSource ?? DEFAULT_MAX_FIELDS_PER_SOURCE;
-    this.journal = options.journal;
-    this.foldAtOnce = Math.min(FOLD_AT_ONCE_EVENTS, this.maxEventsPerCommit, Math.floor(options.maxQueuedEvents / 2)) || Infinity;
+    this.foldAtOnce = Math.min(this.maxEventsPerCommit, Math.floor(options.maxQueuedEvents / 2)) || Infinity;
   }
 
   /** Be told of every committed batch (live tail); returns the function that stops it. */
@@ -193,9 +206,9 @@ export class EventWriter {
   }
 
   /**
-   * Resolves once every event acknowledged before the call can be read from the warehouse, so a
-   * query sees what its caller was told is stored. Folds at once rather than waiting for company.
-   * While folds are failing (a full disk) it does not wait: readers get what is folded, at once.
+   * Resolves once every event acknowledged before the call can be read from the warehouse
+   * (`?wait=visible`, backups). Folds at once rather than waiting for company. While folds are
+   * failing (a full disk) it does not wait: readers get what is folded, at once.
    */
   visible(): Promise<void> {
     const seq = this.acknowledgedSeq;
@@ -203,11 +216,19 @@ export class EventWriter {
     return new Promise((resolve) => {
       this.visibilityWaiters.push({ seq, resolve });
       if (this.timer && !this.writing) {
-        clearTimeout(this.timer);
-        this.timer = undefined;
+        this.clearTimer();
         void this.startCommit();
       }
     });
+  }
+
+  /**
+   * What a query waits for: while few events are left to fold, those acknowledged before it
+   * (folded at once, so a caller reads what it was just told is stored); under load, nothing: it
+   * reads what is folded, and the rest is readable within the visibility bound.
+   */
+  readBarrier(): Promise<void> {
+    return this.queuedEvents > READER_WAIT_MAX_EVENTS ? Promise.resolve() : this.visible();
   }
 
   /**
@@ -220,8 +241,7 @@ export class EventWriter {
     while (this.queue.length > 0 || this.writing) {
       // Smaller folds are tried at once; once one record alone fails, the rest waits in the journal.
       if (this.stalled && tried && !this.writing && this.stalled.records <= 1) return;
-      if (this.timer) clearTimeout(this.timer);
-      this.timer = undefined;
+      this.clearTimer();
       tried ||= !this.writing;
       await (this.writing ?? this.startCommit());
     }
@@ -238,31 +258,50 @@ export class EventWriter {
   /** No more folds after this (shutdown, after the last flush): what is left stays in the journal. */
   stop(): void {
     this.stopped = true;
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.clearTimer();
   }
 
   private schedule(): void {
     if (this.writing || this.stopped) return;
     if (this.stalled) {
-      const delay = Math.min(STALLED_RETRY_MS.first * 2 ** (this.stalled.retries - 1), STALLED_RETRY_MS.most);
-      this.timer ??= setTimeout(() => {
-        this.timer = undefined;
-        void this.startCommit();
-      }, delay);
+      if (!this.timer) this.startTimer(Math.min(STALLED_RETRY_MS.first * 2 ** (this.stalled.retries - 1), STALLED_RETRY_MS.most));
       return;
     }
     if (this.queuedEvents >= this.foldAtOnce) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
+      this.clearTimer();
       void this.startCommit();
       return;
     }
-    if (this.timer) return;
+    const delay = this.gatherDelay();
+    if (this.timer && performance.now() + delay >= this.timerDue) return;
+    this.clearTimer();
+    this.startTimer(delay);
+  }
+
+  /**
+   * How long the next fold may wait for company: the commit interval from the oldest waiting
+   * record's acknowledgement, less whatever the fold is expected to take past the visibility bound.
+   */
+  private gatherDelay(): number {
+    const oldest = this.queue[0]?.acknowledgedAt;
+    if (oldest === undefined) return this.options.commitIntervalMs;
+    const foldMs = this.foldMsPerEvent * Math.min(this.queuedEvents, this.foldLimit);
+    const wait = Math.min(this.options.commitIntervalMs, (this.options.visibilityMs ?? Infinity) - foldMs);
+    return Math.max(0, oldest + wait - performance.now());
+  }
+
+  private startTimer(delay: number): void {
+    this.timerDue = performance.now() + delay;
     this.timer = setTimeout(() => {
-      this.timer = undefined;
+      this.clearTimer();
       void this.startCommit();
-    }, this.options.commitIntervalMs);
+    }, delay);
+  }
+
+  private clearTimer(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerDue = Infinity;
   }
 
   private startCommit(): Promise<void> {
@@ -294,7 +333,10 @@ export class EventWriter {
       const started = performance.now();
       const batches = [...groupBySource(taken)].map(([sourceId, items]) => this.batch(sourceId, items));
       await this.warehouse.append(batches, this.journal ? taken.at(-1)!.seq : undefined);
-      this.options.onFolded?.(taken.reduce((sum, pending) => sum + recordEvents(pending), 0), (performance.now() - started) / 1000);
+      const events = taken.reduce((sum, pending) => sum + recordEvents(pending), 0);
+      const seconds = (performance.now() - started) / 1000;
+      if (events >= 1000) this.foldMsPerEvent = 0.7 * this.foldMsPerEvent + 0.3 * ((seconds * 1000) / events);
+      this.options.onFolded?.(events, seconds);
       this.committed(taken, batches);
     } catch (error) {
       if (this.journal && passing(error)) return this.stall(taken, passing(error)!);

@@ -4,7 +4,7 @@
  * is checked against the DuckDB file itself once the server is gone.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { appendFile, mkdtemp, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,10 +44,10 @@ interface Ledger {
  * `senders` concurrent loops posting batches of unique ids until the server stops answering;
  * a batch counts as acknowledged only when its reply is a 2xx.
  */
-function sendUntilGone(server: ServerProcess, source: string, label: string, senders: number, ledger: Ledger): Promise<void> {
+function sendUntilGone(server: ServerProcess, source: string, label: string, senders: number, ledger: Ledger, batchSize = 50, keepGoing = () => true): Promise<void> {
   const loop = async (sender: number) => {
-    for (let batch = 0; ; batch++) {
-      const ids = Array.from({ length: 50 }, (_, i) => `${label}-s${sender}-b${batch}-e${i}`);
+    for (let batch = 0; keepGoing(); batch++) {
+      const ids = Array.from({ length: batchSize }, (_, i) => `${label}-s${sender}-b${batch}-e${i}`);
       for (const id of ids) ledger.sent.add(id);
       try {
         const reply = await fetch(`${server.url}/logs?source=${source}`, {
@@ -110,6 +110,55 @@ test('SIGKILL mid-stream, three rounds: every acknowledged event is stored exact
   assert.ok(n >= ledger.acknowledged.size && n <= ledger.sent.size, `${n} stored, ${ledger.acknowledged.size} acknowledged`);
   assert.equal(n, d, 'no id twice');
   assert.equal(await stopServer(server), 0);
+  await assertLedgerHolds(dataDir, source, ledger);
+});
+
+/** Polls `check` every 5 ms until it holds or `ms` pass; whether it held. */
+async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
+  for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(5)) if (check()) return true;
+  return false;
+}
+
+const fileSize = (path: string) => (existsSync(path) ? statSync(path).size : 0);
+
+test('SIGKILL during a bulk fold and during a checkpoint: every acknowledged event is stored exactly once after restart', async () => {
+  const random = seededRandom(19);
+  const dataDir = await freshDataDir();
+  const ledger: Ledger = { acknowledged: new Set(), sent: new Set() };
+  const staging = join(dataDir, 'staging');
+  const database = join(dataDir, 'sawmill.duckdb');
+  let server = await start(dataDir);
+  const source = await createSource(server, 'bulk');
+
+  // A fold is in progress while its staging file exists: killed at a random point inside it.
+  for (let round = 0; round < 2; round++) {
+    if (round > 0) server = await start(dataDir);
+    const sending = sendUntilGone(server, source, `fold${round}`, 4, ledger, 1000);
+    assert.ok(await waitFor(() => readdirSync(staging).length > 0, 60_000), `round ${round}: a fold started`);
+    await sleep(random.int(0, 300));
+    assert.equal(await stopServer(server, 'SIGKILL'), null);
+    await sending;
+  }
+
+  // A checkpoint is the first write to the database file once senders stopped and the last fold
+  // (into DuckDB's log) is done: killed at that write, before the log is emptied.
+  server = await start(dataDir);
+  let sendingOn = true;
+  const sending = sendUntilGone(server, source, 'checkpoint', 4, ledger, 1000, () => sendingOn);
+  await sleep(3_000);
+  sendingOn = false;
+  await sending;
+  ledger.sent.add('last');
+  assert.equal((await call(server, 'POST', `/logs?source=${source}&wait=visible`, [{ id: 'last', message: 'last' }])).status, 200);
+  ledger.acknowledged.add('last');
+  const written = statSync(database).mtimeMs;
+  assert.ok(await waitFor(() => statSync(database).mtimeMs !== written, 30_000), 'the idle checkpoint started');
+  assert.equal(await stopServer(server, 'SIGKILL'), null);
+  assert.ok(fileSize(`${database}.wal`) > 0, 'killed before the checkpoint emptied the log');
+
+  server = await start(dataDir);
+  assert.equal(await stopServer(server), 0);
+  assert.ok(ledger.acknowledged.size >= 10_000, `only ${ledger.acknowledged.size} events were acknowledged`);
   await assertLedgerHolds(dataDir, source, ledger);
 });
 

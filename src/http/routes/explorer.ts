@@ -33,7 +33,7 @@ export default async function explorerRoutes(app: FastifyInstance, { services }:
   const stopMetering = services.writer.onCommitted((sourceId, count) => meter.record(sourceId, count));
   app.addHook('onClose', async () => void stopMetering());
   // Queries are built from the schema, which grows as acknowledged events are folded in.
-  app.addHook('preHandler', () => services.writer.visible());
+  app.addHook('preHandler', () => services.writer.readBarrier());
 
   /** What the presented key may do, so the console shows only what works. */
   app.get('/api/explorer/key', async (request) => {

@@ -8,7 +8,7 @@ import { normalizeEvent } from '../../pipeline/normalize.ts';
 import { queueFull } from '../../pipeline/writer.ts';
 import type { LogRow } from '../../warehouse/types.ts';
 import { authenticate, forbidden } from '../auth.ts';
-import { countedWrite, countIngestRequests, noteIngestSource } from '../ingest-metrics.ts';
+import { countedWrite, countIngestRequests, noteIngestSource, waitsForVisibility } from '../ingest-metrics.ts';
 import type { Services } from '../services.ts';
 import { resolveSource, type Query } from '../source-routing.ts';
 
@@ -58,6 +58,7 @@ export default async function ingestRoutes(app: FastifyInstance, { services }: {
 
   function store(route: IngestRoute, request: FastifyRequest, principal: Principal, raw: Buffer, body: DecodedBody) {
     const query = request.query as Query;
+    const visible = waitsForVisibility(query);
     const { events, routing } = adapterFor(route)!({ body, query, headers: request.headers });
     assertEventCount(events.length, services.limits.request);
     const source = resolveSource(services, principal, query, routing, first(request.headers['x-source']));
@@ -78,7 +79,7 @@ export default async function ingestRoutes(app: FastifyInstance, { services }: {
       throw new AppError(400, 'invalid_events', `no event could be stored: ${errors[0]!.message}`, { rejected: errors.length, errors: errors.slice(0, 100) });
     }
     const reply = { message: 'Logged!', accepted: rows.length, rejected: errors.length, ...(errors.length > 0 ? { errors: errors.slice(0, 100) } : {}) };
-    return countedWrite(services, source, rows, errors.length, () => reply);
+    return countedWrite(services, source, rows, errors.length, () => reply, visible);
   }
 
   // Two log lines per request cost a tenth of the main thread at thousands of requests a second:

@@ -32,7 +32,7 @@ import type { LogRow } from '../../warehouse/types.ts';
 import { authenticate, forbidden } from '../auth.ts';
 import type { Services } from '../services.ts';
 import { resolveSource, type Query } from '../source-routing.ts';
-import { countedWrite, countIngestRequests, noteIngestSource } from '../ingest-metrics.ts';
+import { countedWrite, waitsForVisibility, countIngestRequests, noteIngestSource } from '../ingest-metrics.ts';
 
 /** How many rejection reasons the partial-success message lists before summarising. */
 const REASONS_SHOWN = 5;
@@ -71,6 +71,7 @@ export default async function otlpRoutes(app: FastifyInstance, { services }: { s
     const principal = authenticate(services.keys, request);
     const header = request.headers['x-source'];
     const source = resolveSource(services, principal, request.query as Query, {}, Array.isArray(header) ? header[0] : header);
+    const visible = waitsForVisibility(request.query);
     if (!canIngest(principal, source)) throw forbidden(`ingest into source ${source.token}`);
     noteIngestSource(request, source.name);
 
@@ -88,11 +89,11 @@ export default async function otlpRoutes(app: FastifyInstance, { services }: { s
       assertEventCount(otlpLogRecordCount(decoded), limits);
     }
 
-    return store(source, decoded, reply, encoding);
+    return store(source, decoded, reply, encoding, visible);
   });
 
   /** Not async and returns the write's promise: nothing parsed is held while the journal syncs (see EventWriter.write). */
-  function store(source: Source, decoded: unknown, reply: FastifyReply, encoding: OtlpEncoding) {
+  function store(source: Source, decoded: unknown, reply: FastifyReply, encoding: OtlpEncoding, visible: boolean) {
     const now = Date.now() * 1000;
     const rows: LogRow[] = [];
     const reasons: string[] = [];
@@ -104,6 +105,6 @@ export default async function otlpRoutes(app: FastifyInstance, { services }: { s
     });
     const more = reasons.length > REASONS_SHOWN ? `; and ${reasons.length - REASONS_SHOWN} more` : '';
     const partial = { rejectedLogRecords: reasons.length, errorMessage: reasons.slice(0, REASONS_SHOWN).join('; ') + more };
-    return countedWrite(services, source, rows, reasons.length, () => send(reply, encoding, 200, encodeExportResponse(encoding, partial)));
+    return countedWrite(services, source, rows, reasons.length, () => send(reply, encoding, 200, encodeExportResponse(encoding, partial)), visible);
   }
 }

@@ -68,7 +68,7 @@ export default async function sourceRoutes(app: FastifyInstance, { services }: {
 
   app.get<{ Params: { token: string } }>('/api/sources/:token/schema', { config }, async (request) => {
     const source = find(request);
-    await services.writer.visible(); // the schema grows as events are folded in
+    await services.writer.readBarrier(); // the schema grows as events are folded in
     const fixed = { id: { type: 'STRING', mode: 'NULLABLE' }, timestamp: { type: 'TIMESTAMP', mode: 'NULLABLE' }, event_message: { type: 'STRING', mode: 'NULLABLE' } };
     return { ...fixed, ...describeFields(warehouse.schema(source.token)) };
   });
