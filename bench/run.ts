@@ -2,10 +2,12 @@
  * Sawmill's benchmark suite (issue 5). `npm run bench` (full) or `npm run bench -- --quick`.
  *
  * Measures, against a real server started as a child process on 127.0.0.1 with a temp data dir:
- * HTTP ingest (wrk in its own process: batches of 100 and single events), endpoint latency
+ * HTTP ingest (wrk in its own process: batches of 100 and single events; under the batched load,
+ * a probe's 2xx-to-queryable time; peak RSS with defaults and with lower bounds), endpoint latency
  * (three built-ins and one user endpoint, uncached and cached), storage per event and RSS; and
- * in the same run the ceilings: a bare node:http server (HTTP), DuckDB bulk-loading the same
- * events with read_json into the same tables (engine), and the endpoints' translated SQL run
+ * in the same run the ceilings: a bare node:http server (HTTP), DuckDB bulk-loading the events the
+ * batched run sends (CREATE TABLE AS read_json, bench/ingest-ceiling.ts) and the stored events
+ * with read_json into Sawmill's tables (engine), and the endpoints' translated SQL run
  * directly on DuckDB (translation + HTTP overhead).
  *
  * Writes a table to stdout, bench/results/<timestamp>-<mode>.json and, for full runs (or with
@@ -15,7 +17,8 @@
  * record on the server during the measured ingest runs: native time, DuckDB included), --docs,
  * --no-docs, --keep (keep the temp dir), --seconds=N (ingest run length), --log-level=L,
  * --no-clickhouse (skip the ClickHouse path run by bench/clickhouse.ts afterwards),
- * --no-log-attributes (skip bench/log-attributes.ts: one log_attributes key vs its typed field).
+ * --no-log-attributes (skip bench/log-attributes.ts: one log_attributes key vs its typed field),
+ * --ingest-only (section 1 only: ingest, its ceilings, storage and memory).
  */
 import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -102,7 +105,7 @@ interface Sawmill {
 
 let nextPort = 43000 + Math.floor(Math.random() * 1000);
 
-async function startSawmill(dataDir: string, workDir: string, profileName?: string): Promise<Sawmill> {
+async function startSawmill(dataDir: string, workDir: string, profileName?: string, settings: Record<string, string> = {}): Promise<Sawmill> {
   const port = nextPort++;
   const profileDir = profileName ? join(workDir, 'profiles', profileName) : undefined;
   if (profileDir) await mkdir(profileDir, { recursive: true });
@@ -113,6 +116,7 @@ async function startSawmill(dataDir: string, workDir: string, profileName?: stri
     SAWMILL_DATA_DIR: dataDir,
     SAWMILL_API_KEY: API_KEY,
     SAWMILL_MEMORY_LIMIT: MEMORY_LIMIT,
+    ...settings,
   };
   if (LOG_LEVEL) env.SAWMILL_LOG_LEVEL = LOG_LEVEL;
   const args = [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), 'build/main.js'];
@@ -490,6 +494,7 @@ async function main(): Promise<void> {
     log(`Sawmill up (pid ${server.child.pid}), idle RSS ${(idleFresh / 2 ** 20).toFixed(0)} MB`);
     const sources = await api<Array<{ name: string; token: string }>>(server, 'GET', '/api/sources');
     const tokens = Object.fromEntries(sources.map((source) => [source.name, source.token]));
+    for (const source of sources) oldTokenNames.set(source.token, source.name);
 
     const batchFile = join(workDir, 'requests-batch.txt');
     const singleFile = join(workDir, 'requests-single.txt');
@@ -552,7 +557,8 @@ async function main(): Promise<void> {
     result.ingest_ceiling = bulk;
     log(`  ${fmt(bulk.events_per_s)} ev/s (${fmt(bulk.events)} events in ${bulk.seconds.toFixed(1)} s), ${bulk.bytes_per_event.toFixed(1)} B/event`);
     result.storage_http_ingest = ingestStorageFigures;
-    result.rss = { idle_fresh_bytes: idleFresh, during_ingest_bytes: Math.max(batchIngest.rss_peak_bytes, singleIngest.rss_peak_bytes) };
+    const bounded = await boundedRssRun(workDir, batchFile);
+    result.rss = { idle_fresh_bytes: idleFresh, during_ingest_bytes: Math.max(batchIngest.rss_peak_bytes, singleIngest.rss_peak_bytes), during_ingest_bounded: bounded };
     if (INGEST_ONLY) return await finish(result, profiles);
 
     // ---------- 2. stored events: a fresh provisioned data dir, bulk-loaded per level ----------
@@ -797,6 +803,37 @@ async function finish(result: Record<string, unknown>, profiles: Record<string, 
     log(`results: ${jsonPath} (${result.duration_s} s)`);
   }
 }
+
+/**
+ * The settings that bound the server's memory under ingest, set lower than their defaults: the
+ * same batched load on a fresh server, its peak RSS and throughput (docs/reliability.md).
+ */
+const BOUNDED_SETTINGS = { SAWMILL_MEMORY_LIMIT: '256MB', SAWMILL_MAX_QUEUED_EVENTS: '50000', SAWMILL_FOLD_MAX_EVENTS: '25000' };
+async function boundedRssRun(workDir: string, batchFile: string): Promise<{ setting: string; bytes: number; events_per_s: number }> {
+  const dataDir = join(workDir, 'bounded-data');
+  const server = await startSawmill(dataDir, workDir, undefined, BOUNDED_SETTINGS);
+  const setting = Object.entries(BOUNDED_SETTINGS).map(([name, value]) => `${name}=${value}`).join(', ');
+  log(`Sawmill ingest with ${setting}: batches of ${BATCH}, c${CONCURRENCY}, ${PLAN.ceilingSeconds}s`);
+  const sources = await api<Array<{ name: string; token: string }>>(server, 'GET', '/api/sources');
+  // The requests file names sources by token: this server's tokens differ, so the same bodies are re-addressed.
+  const tokens = new Map(sources.map((source) => [source.name, source.token]));
+  const file = join(workDir, 'requests-bounded.txt');
+  const lines = (await readFile(batchFile, 'utf8')).split('\n').filter(Boolean);
+  await writeFile(file, `${lines.map((line) => line.replace(/source=[^\t]+/, (match) => `source=${tokenFor(match.slice(7))}`)).join('\n')}\n`);
+  function tokenFor(oldToken: string): string {
+    const name = oldTokenNames.get(oldToken);
+    return (name && tokens.get(name)) || oldToken;
+  }
+  const rss = new RssSampler(server.child.pid);
+  const figures = await measureLoad({ url: server.url, pid: server.child.pid }, file, BATCH, PLAN.ceilingSeconds, rss);
+  rss.stop();
+  await stopSawmill(server);
+  await rm(dataDir, { recursive: true, force: true });
+  log(`  peak RSS ${(figures.rss_peak_bytes / 2 ** 20).toFixed(0)} MB, ${fmt(figures.events_per_s)} ev/s`);
+  return { setting, bytes: figures.rss_peak_bytes, events_per_s: figures.events_per_s };
+}
+/** Source token → name of the first server's sources, for re-addressing its requests file. */
+const oldTokenNames = new Map<string, string>();
 
 /** Bytes of every file under `dir`. */
 function directoryBytes(dir: string): number {

@@ -105,8 +105,13 @@ export class EventWriter {
   private readonly foldAtOnce: number;
   /** When the pending fold timer fires (performance.now()), so a nearer deadline can bring it forward. */
   private timerDue = Infinity;
-  /** Milliseconds a fold took per event, recently (large folds only): how early a fold must start to meet the visibility bound. */
+  /**
+   * Milliseconds a fold took per event, recently (large folds only): how early a fold must start
+   * to meet the visibility bound, and the pace of acknowledgements past it.
+   */
   private foldMsPerEvent = 0.03;
+  /** When (performance.now()) the last acknowledgement held back by `paceAck` goes out. */
+  private pacedUntil = 0;
 
   constructor(
     private readonly warehouse: Warehouse,
@@ -180,6 +185,25 @@ export class EventWriter {
     this.acknowledgedSeq = Math.max(this.acknowledgedSeq, seq);
     const acknowledgedAt = performance.now();
     this.enqueue(staged ? { seq, sourceId, rows, staged, settle: acknowledged, acknowledgedAt } : { seq, sourceId, rows, settle: acknowledged, acknowledgedAt });
+    if (this.overVisibilityBudget()) await this.paceAck(recordEvents({ rows, staged }));
+  }
+
+  /**
+   * More events wait than folds can make readable within the visibility bound. Senders that
+   * keep as many requests in flight as they can (Vector, a load test) would otherwise fill the
+   * queue in moments and be refused; their events stay durable, but their 2xx waits.
+   */
+  private overVisibilityBudget(): boolean {
+    const visibilityMs = this.options.visibilityMs;
+    if (visibilityMs === undefined || this.stalled || this.stopped) return false;
+    return this.queuedEvents > Math.max(READER_WAIT_MAX_EVENTS, (0.75 * visibilityMs) / this.foldMsPerEvent);
+  }
+
+  /** Acknowledgements past the budget go out at the rate folds store events (a leaky bucket), not in bursts as folds end. */
+  private paceAck(events: number): Promise<void> {
+    const now = performance.now();
+    this.pacedUntil = Math.max(now, this.pacedUntil) + events * this.foldMsPerEvent;
+    return sleep(this.pacedUntil - now);
   }
 
   /**

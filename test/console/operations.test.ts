@@ -39,7 +39,7 @@ describe('operations in the console (Chromium): status, retention', { skip: chro
     assert.equal((await endpoint.getByRole('cell').allInnerTexts())[1], '3');
     const figures = await page.getByTestId('status-figures').innerText();
     assert.match(figures, /Endpoint cache hits\s+2 of 3/);
-    assert.match(figures, /Queue\s+0 of 100,000 events/);
+    assert.match(figures, /Queue\s+0 of 250,000 events/);
     assert.match(figures, /DuckDB file\s+[\d.]+ (kB|MB)/);
     await page.screenshot({ path: join(ARTIFACTS, 'status.png'), fullPage: true });
   });

@@ -90,7 +90,7 @@ test('ingestion, folds, visibility lag, endpoint latency and cache, DuckDB memor
   assert.equal(value(samples, 'sawmill_endpoint_cache_requests_total', { result: 'hit' }), 1);
   assert.equal(value(samples, 'sawmill_endpoint_cache_requests_total', { result: 'miss' }), 1);
   assert.equal(value(samples, 'sawmill_queue_events'), 0);
-  assert.equal(value(samples, 'sawmill_queue_capacity_events'), 100_000);
+  assert.equal(value(samples, 'sawmill_queue_capacity_events'), 250_000);
   assert.ok(value(samples, 'sawmill_warehouse_memory_bytes') > 0, 'DuckDB holds some memory');
   assert.ok(value(samples, 'sawmill_data_file_bytes', { file: 'sawmill.duckdb' }) > 0);
   assert.ok(value(samples, 'sawmill_process_resident_memory_bytes') > 0);

@@ -22,7 +22,7 @@ async function freshDataDir(): Promise<string> {
   return dir;
 }
 
-const start = async (dataDir: string) => spawnServer({ SAWMILL_DATA_DIR: dataDir, SAWMILL_API_KEY: KEY }, await freePort());
+const start = async (dataDir: string, env: Record<string, string> = {}) => spawnServer({ SAWMILL_DATA_DIR: dataDir, SAWMILL_API_KEY: KEY, ...env }, await freePort());
 
 async function call(server: ServerProcess, method: string, path: string, body?: unknown) {
   const reply = await fetch(server.url + path, {
@@ -166,7 +166,9 @@ test('a damaged write-ahead log tail never stops the service from starting or lo
   const dataDir = await freshDataDir();
   const wal = join(dataDir, 'sawmill.duckdb.wal');
   const ledger: Ledger = { acknowledged: new Set(), sent: new Set() };
-  let server = await start(dataDir);
+  // Folds every 100 ms: the kill below must find one in DuckDB's log, which an idle checkpoint empties.
+  const frequentFolds = { SAWMILL_FOLD_INTERVAL_MS: '100' };
+  let server = await start(dataDir, frequentFolds);
   const source = await createSource(server, 'torn');
   const random = seededRandom(7);
   const damages: Array<[string, () => Promise<void>]> = [
@@ -188,7 +190,7 @@ test('a damaged write-ahead log tail never stops the service from starting or lo
     await damage();
     // An interrupted commit can leave its staging file behind; start-up clears it.
     await writeFile(join(dataDir, 'staging', 'left-over.ndjson'), '{"id":"never-sent"}\n');
-    server = await start(dataDir);
+    server = await start(dataDir, frequentFolds);
     assert.equal((await call(server, 'GET', '/health')).status, 200, label);
     assert.deepEqual(await readdir(join(dataDir, 'staging')), [], 'staging is emptied on start');
     if (label === 'zero-filled tail' || label === 'bad checksum') {
