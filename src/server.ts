@@ -86,6 +86,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     queryTimeoutMs: config.queryTimeoutMs,
     cacheMaxBytes: 64 * 1024 * 1024,
     visible: () => writer.visible(),
+    readBarrier: () => writer.readBarrier(),
     onPromotionFailed: (error, sourceId) => app.log.warn({ err: error, source: sourceId }, 'keeping copies of what an endpoint reads failed: it reads the nested fields instead'),
   });
   const metrics = new SawmillMetrics({ writer, endpoints, storage, dataDir: config.dataDir, maxQueuedEvents: config.maxQueuedEvents });

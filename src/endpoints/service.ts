@@ -15,6 +15,8 @@ export interface EndpointServiceOptions {
   cacheMaxBytes: number;
   /** Resolves once every acknowledged event can be read (EventWriter.visible), so a source's fields are current. */
   visible?: () => Promise<void>;
+  /** Resolves when a query may run (EventWriter.readBarrier): the fields of events just sent, unless under load. */
+  readBarrier?: () => Promise<void>;
   /** Told when the warehouse could not keep copies of what an endpoint reads: it still answers, more slowly. */
   onPromotionFailed?: (error: unknown, sourceId: string) => void;
 }
@@ -75,8 +77,8 @@ export class EndpointService {
     const endpoint = this.find(principal.ownerId, tokenOrName);
     if (!endpoint) throw new AppError(404, 'not_found', `endpoint "${tokenOrName}" not found`);
     if (!canQuery(principal, endpoint)) throw new AppError(403, 'forbidden', 'this key may not query this endpoint');
-    // LQL becomes SQL over the fields the source has; uncached, the query waits for the events anyway.
-    if (endpoint.language === 'lql' && endpoint.cache_duration_seconds <= 0) await this.options.visible?.();
+    // LQL becomes SQL over the fields the source has; uncached, the query waits for the same events anyway.
+    if (endpoint.language === 'lql' && endpoint.cache_duration_seconds <= 0) await this.options.readBarrier?.();
     const translation = this.translate(endpoint, request.sql);
     if (isUnifiedLogsEndpoint(endpoint)) request = { ...request, ...logsWindow(request) };
     const params = Object.fromEntries(translation.parameters.map((name) => [name, request[name] ?? null]));
