@@ -103,7 +103,9 @@ async function measure(engine: string, warehouse: Warehouse, dialect: SqlDialect
   if (!same) throw new Error(`${engine}: the two queries disagree:\n${JSON.stringify(answers.typed)}\n${JSON.stringify(answers.attribute)}`);
   const typedMs = median(times.typed);
   const attributeMs = median(times.attribute);
-  return { engine, events: rows.length, typedMs, attributeMs, ratio: attributeMs / typedMs, rows: (answers.typed as unknown[]).length };
+  const result = { engine, events: rows.length, typedMs, attributeMs, ratio: attributeMs / typedMs, rows: (answers.typed as unknown[]).length };
+  console.log(`${engine}: typed ${typedMs.toFixed(1)} ms, log_attributes ${attributeMs.toFixed(1)} ms, ratio ${result.ratio.toFixed(2)} (runs: typed ${times.typed.map((ms) => ms.toFixed(0)).join(' ')}; attribute ${times.attribute.map((ms) => ms.toFixed(0)).join(' ')})`);
+  return result;
 }
 
 const rows = generatedRows();
