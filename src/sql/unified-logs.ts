@@ -29,6 +29,7 @@ import type { Column, SqlType, TableShape } from './catalog.ts';
 import { findColumn } from './catalog.ts';
 import type { BigQueryFunction } from './functions.ts';
 import type { TranslateContext } from './index.ts';
+import type { Position } from './ast.ts';
 import type * as ir from './ir.ts';
 import { conjunctsOf } from './analysis.ts';
 import { invalidSql } from './parse.ts';
@@ -130,6 +131,14 @@ function attributeRead(node: { kind: string }): { key: string; path: string[] } 
   return read.base.path.at(-1)?.toLowerCase() === MAP_COLUMN ? { key: key.value, path: read.base.path } : undefined;
 }
 
+/** A subscript of a name ending in `log_attributes`, whatever its key. */
+function isMapRead(node: { kind: string }): boolean {
+  const read = node as { kind: string; base?: ir.Expr };
+  return (read.kind === 'subscript' || read.kind === 'map_subscript') && read.base?.kind === 'ref' && read.base.path.at(-1)?.toLowerCase() === MAP_COLUMN;
+}
+
+const atOf = (node: { kind: string }) => ((node as { base?: ir.Expr }).base as { at?: Position } | undefined)?.at;
+
 /** Turn `node` into `replacement` in place (the tree holds it by reference). */
 function replaceNode(node: object, replacement: object): void {
   for (const name of Object.keys(node)) delete (node as Record<string, unknown>)[name];
@@ -175,10 +184,13 @@ function walk(node: unknown, visit: (node: { kind: string }) => boolean | void):
  * read `logs`.
  */
 export function expandUnifiedLogs(query: ir.Query, sources: UnifiedLogsSources, options: UnifiedLogsOptions = {}): string[] {
+  // The whole map may only be selected as it is: a function of it (has, mapKeys…) is not supported.
+  const wholeMapItems = new Set<ir.Expr>();
   const found: Found = { relations: [], kept: new Map(), keys: new Map(), names: new Set(), star: false, starsOverLogs: [], wholeMap: false };
   walk(query, (node) => {
     const expr = node as ir.Expr;
     const read = attributeRead(node);
+    if (!read && isMapRead(node)) throw invalidSql(`log_attributes takes a string literal key, as in log_attributes['request.method']`, atOf(node));
     if (read) {
       let column = found.keys.get(read.key);
       if (!column) found.keys.set(read.key, (column = attributeColumn(found.keys.size)));
@@ -190,13 +202,21 @@ export function expandUnifiedLogs(query: ir.Query, sources: UnifiedLogsSources, 
     }
     if (expr.kind === 'ref') {
       for (const name of expr.path) found.names.add(name.toLowerCase());
-      if (expr.path.at(-1)?.toLowerCase() === MAP_COLUMN) found.wholeMap = true;
+      if (expr.path.at(-1)?.toLowerCase() === MAP_COLUMN) {
+        if (!wholeMapItems.has(expr)) {
+          throw invalidSql(`log_attributes is read by key (log_attributes['request.method']) or selected whole; other uses of the whole map are not supported`, expr.at);
+        }
+        found.wholeMap = true;
+      }
     }
     const item = node as ir.SelectItem;
     if (item.kind === 'star') found.star = true;
     const relation = node as ir.Relation;
     if (isUnifiedLogs(relation)) found.relations.push(relation);
     const set = node as ir.SetExpr;
+    if (set.kind === 'select') {
+      for (const selected of set.select.items) if (selected.kind === 'expr' && selected.expr.kind === 'ref') wholeMapItems.add(selected.expr);
+    }
     if (set.kind === 'select' && set.select.from) {
       const { base, steps } = set.select.from;
       const relations = [base, ...steps.flatMap((step) => (step.kind === 'join' ? [step.relation] : []))];

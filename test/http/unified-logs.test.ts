@@ -348,6 +348,18 @@ describe("the endpoints' rules", () => {
     assert.deepEqual(await rows(`select count(id) as n from logs where event_message != 'count(*)' and source = 'edge_logs'`, beforeNow), [{ n: 3 }]);
   });
 
+  test('the map is read by a literal key or selected whole: other uses are refused with a message', async () => {
+    for (const [sql, message] of [
+      [`select id from logs where has(log_attributes, 'level')`, /selected whole/],
+      [`select log_attributes[concat('request.', 'method')] as m from logs`, /string literal key/],
+      [`select arrayJoin(mapKeys(log_attributes)) as key from logs`, /mapKeys/],
+    ] as const) {
+      const reply = await otel(sql);
+      assert.equal(reply.status, 400, sql);
+      assert.match(reply.body.error.message, message, sql);
+    }
+  });
+
   test('the logs table is the only one', async () => {
     const other = await otel('select id from `cloudflare.logs.prod`');
     assert.equal(other.status, 400);
