@@ -143,14 +143,23 @@ Code: commit ${m.git_commit ?? '?'}${m.git_uncommitted_files ? ` plus ${m.git_un
   Events average ${r.generator.avg_event_bytes_batch} B (300–1,500 B each), generated from the Supabase samples by
   \`bench/generator.ts\` (seeded: 50 projects with zipf-like traffic, the busiest ${pct(r.generator.top_project_share)}).
   An acknowledgement is Sawmill's 200, sent once the request's events are fsynced to its journal (they are
-  folded into DuckDB behind it, and a query waits for that fold; see docs/reliability.md).
+  folded into DuckDB behind it and become queryable within \`SAWMILL_VISIBILITY_MS\`; see docs/reliability.md).
+  **Visibility:** during the batched run, \`bench/visibility-probe.ts\` sends one probe event at a time (stamped 30
+  minutes ahead, so the endpoint that looks for it skips every row group without one) and polls an uncached endpoint
+  every 50 ms until it returns the probe; the figure is the time from the probe's 2xx to that answer.
   **The machine has ${m.cores} cores and the server, DuckDB's threads and wrk share them** (not pinned); the CPU
   columns say how much each process used.
   The trickle row is the same server afterwards taking ${r.config.trickle_per_s} single events a second, one at a time, from the
   suite's process for ${r.config.trickle_seconds} s: what a quiet deployment costs in CPU.
 * **HTTP ceiling:** \`bench/bare-server.ts\`, a bare node:http server that reads and \`JSON.parse\`s the same
   requests and answers 200, measured the same way.
-* **Engine ceiling:** DuckDB bulk-loading the same kind of events, staged as NDJSON exactly as Sawmill stages a
+* **Ingest ceiling (bulk load):** \`bench/ingest-ceiling.ts\`: the events of the batched run's requests as one
+  NDJSON file (repeated to ${fmt(r.ingest_ceiling?.events ?? 0)} events), loaded by DuckDB with \`CREATE TABLE … AS SELECT * FROM
+  read_json(…)\` into a file database (schema detected by DuckDB, 2 threads), CHECKPOINT included. Storage after HTTP
+  ingest is the whole data dir after a clean stop (DuckDB file, catalog, what is left of the journal) over the events stored.
+* **Memory bounds:** a second batched run (${r.config.ceiling_seconds} s) on a fresh server with lower bounds
+  (${r.rss?.during_ingest_bounded?.setting ?? ''}) gives the peak RSS those settings hold.
+* **Engine, into Sawmill's tables:** DuckDB bulk-loading the same kind of events, staged as NDJSON exactly as Sawmill stages a
   commit (same normalisation and column shaping), with the same \`INSERT … FROM read_json\` into the same segment
   tables, one statement per 250k events, including the final CHECKPOINT. This is also how the stored events for
   the endpoint runs are loaded (server stopped): ${fmt(r.config.base_events_per_source)} distinct events per
@@ -175,7 +184,7 @@ Code: commit ${m.git_commit ?? '?'}${m.git_uncommitted_files ? ` plus ${m.git_un
   before its own, as an engine that has just run answers faster. "Cached p99 in server" is the same cached
   requests as the server itself timed them (Fastify's responseTime in its log): the rest of the cached time is
   the client, the loopback and the scheduling of both processes on 2 cores.
-* Storage is the DuckDB file size after CHECKPOINT over the events stored; raw is the compact NDJSON the senders sent.
+* Storage of bulk loads is the DuckDB file size after CHECKPOINT over the events stored; raw is the compact NDJSON the senders sent.
 
 ## Results
 
@@ -194,7 +203,7 @@ ${markdown(t.memory)}
 ## Targets: ${met} of ${r.targets.length} met
 ${markdown(t.targets)}
 
-Findings on the missed targets (profiles and proposals) are in the issue-5 report; re-run with
+Findings on the missed targets (profiles and proposals) are in the issue-19 report; re-run with
 \`npm run bench -- --quick --profile\` to get the server's CPU profile summaries.
 
 ## Run it
