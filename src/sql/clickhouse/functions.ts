@@ -61,7 +61,6 @@ const string = (value: string): ir.Expr => ({ kind: 'string', value });
 const when = (condition: ir.Expr, then: ir.Expr, otherwise?: ir.Expr): ir.Expr => ({ kind: 'case', whens: [{ when: condition, then }], ...(otherwise ? { else: otherwise } : {}) });
 const cast = (expr: ir.Expr, type: ir.TypeName, safe = false): ir.Expr => ({ kind: 'cast', expr, type, safe });
 
-
 /** Aggregates of numbers, which add up a condition as the number 1 or 0. */
 const NUMERIC_AGGREGATES: ReadonlySet<SqlFunction> = new Set(['sum', 'avg', 'min', 'max', 'stddev_pop', 'stddev_samp', 'var_pop', 'var_samp']);
 
