@@ -185,18 +185,19 @@ export class EventWriter {
     this.acknowledgedSeq = Math.max(this.acknowledgedSeq, seq);
     const acknowledgedAt = performance.now();
     this.enqueue(staged ? { seq, sourceId, rows, staged, settle: acknowledged, acknowledgedAt } : { seq, sourceId, rows, settle: acknowledged, acknowledgedAt });
-    if (this.overVisibilityBudget()) await this.paceAck(recordEvents({ rows, staged }));
+    if (this.queuedEvents > this.visibilityBudget() && !this.stalled && !this.stopped) await this.paceAck(recordEvents({ rows, staged }));
   }
 
   /**
-   * More events wait than folds can make readable within the visibility bound. Senders that
-   * keep as many requests in flight as they can (Vector, a load test) would otherwise fill the
-   * queue in moments and be refused; their events stay durable, but their 2xx waits.
+   * Events folds store in half the visibility bound, at their recent pace: the most one fold
+   * takes, and the most that wait before acknowledgements are paced. An event acknowledged
+   * during a fold waits for its end and for the next fold, so each may take half the bound.
+   * Senders that keep as many requests in flight as they can (Vector, a load test) would
+   * otherwise fill the queue in moments and be refused; their events stay durable, but their 2xx waits.
    */
-  private overVisibilityBudget(): boolean {
+  private visibilityBudget(): number {
     const visibilityMs = this.options.visibilityMs;
-    if (visibilityMs === undefined || this.stalled || this.stopped) return false;
-    return this.queuedEvents > Math.max(READER_WAIT_MAX_EVENTS, (0.75 * visibilityMs) / this.foldMsPerEvent);
+    return visibilityMs === undefined ? Infinity : Math.max(READER_WAIT_MAX_EVENTS, Math.floor(visibilityMs / 2 / this.foldMsPerEvent));
   }
 
   /** Acknowledgements past the budget go out at the rate folds store events (a leaky bucket), not in bursts as folds end. */
@@ -291,7 +292,7 @@ export class EventWriter {
       if (!this.timer) this.startTimer(Math.min(STALLED_RETRY_MS.first * 2 ** (this.stalled.retries - 1), STALLED_RETRY_MS.most));
       return;
     }
-    if (this.queuedEvents >= this.foldAtOnce) {
+    if (this.queuedEvents >= Math.min(this.foldAtOnce, this.visibilityBudget())) {
       this.clearTimer();
       void this.startCommit();
       return;
@@ -309,7 +310,7 @@ export class EventWriter {
   private gatherDelay(): number {
     const oldest = this.queue[0]?.acknowledgedAt;
     if (oldest === undefined) return this.options.commitIntervalMs;
-    const foldMs = this.foldMsPerEvent * Math.min(this.queuedEvents, this.foldLimit);
+    const foldMs = this.foldMsPerEvent * Math.min(this.queuedEvents, this.foldLimit, this.visibilityBudget());
     const wait = Math.min(this.options.commitIntervalMs, (this.options.visibilityMs ?? Infinity) - foldMs);
     return Math.max(0, oldest + wait - performance.now());
   }
@@ -342,9 +343,10 @@ export class EventWriter {
   }
 
   private take(): Pending[] {
+    const limit = Math.min(this.foldLimit, this.visibilityBudget());
     let count = 0;
     let index = 0;
-    while (index < this.queue.length && (index === 0 || count + recordEvents(this.queue[index]!) <= this.foldLimit)) {
+    while (index < this.queue.length && (index === 0 || count + recordEvents(this.queue[index]!) <= limit)) {
       count += recordEvents(this.queue[index]!);
       index++;
     }
