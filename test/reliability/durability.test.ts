@@ -14,7 +14,9 @@ import { seededRandom, sleep, storedIds, tally } from './support.ts';
 
 const KEY = 'durability-private-key-0123456789';
 const dirs: string[] = [];
-after(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
+/** Data dirs of tests that failed stay for inspection (a DuckDB file that will not open is worth a look). */
+const kept = new Set<string>();
+after(() => Promise.all(dirs.filter((dir) => !kept.has(dir)).map((dir) => rm(dir, { recursive: true, force: true }))));
 
 async function freshDataDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'sawmill-durability-'));
@@ -121,9 +123,15 @@ async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
 
 const fileSize = (path: string) => (existsSync(path) ? statSync(path).size : 0);
 
-test('SIGKILL during a bulk fold and during a checkpoint: every acknowledged event is stored exactly once after restart', async () => {
+test('SIGKILL during a bulk fold and during a checkpoint: every acknowledged event is stored exactly once after restart', async (t) => {
   const random = seededRandom(19);
   const dataDir = await freshDataDir();
+  let finished = false;
+  t.after(() => {
+    if (finished) return;
+    kept.add(dataDir);
+    t.diagnostic(`data dir kept for inspection: ${dataDir}`);
+  });
   const ledger: Ledger = { acknowledged: new Set(), sent: new Set() };
   const staging = join(dataDir, 'staging');
   const database = join(dataDir, 'sawmill.duckdb');
@@ -160,6 +168,7 @@ test('SIGKILL during a bulk fold and during a checkpoint: every acknowledged eve
   assert.equal(await stopServer(server), 0);
   assert.ok(ledger.acknowledged.size >= 10_000, `only ${ledger.acknowledged.size} events were acknowledged`);
   await assertLedgerHolds(dataDir, source, ledger);
+  finished = true;
 });
 
 test('a damaged write-ahead log tail never stops the service from starting or loses an acknowledged event', async () => {
