@@ -4,8 +4,7 @@
  * database (schema detected by DuckDB, 2 threads, CHECKPOINT included). Nothing of Sawmill runs:
  * it is what the engine does with the same bytes when it gets them in one statement.
  */
-import { writeFile, stat, rm } from 'node:fs/promises';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 

@@ -494,7 +494,6 @@ async function main(): Promise<void> {
     log(`Sawmill up (pid ${server.child.pid}), idle RSS ${(idleFresh / 2 ** 20).toFixed(0)} MB`);
     const sources = await api<Array<{ name: string; token: string }>>(server, 'GET', '/api/sources');
     const tokens = Object.fromEntries(sources.map((source) => [source.name, source.token]));
-    for (const source of sources) oldTokenNames.set(source.token, source.name);
 
     const batchFile = join(workDir, 'requests-batch.txt');
     const singleFile = join(workDir, 'requests-single.txt');
@@ -557,7 +556,7 @@ async function main(): Promise<void> {
     result.ingest_ceiling = bulk;
     log(`  ${fmt(bulk.events_per_s)} ev/s (${fmt(bulk.events)} events in ${bulk.seconds.toFixed(1)} s), ${bulk.bytes_per_event.toFixed(1)} B/event`);
     result.storage_http_ingest = ingestStorageFigures;
-    const bounded = await boundedRssRun(workDir, batchFile);
+    const bounded = await boundedRssRun(workDir, batchFile, tokens);
     result.rss = { idle_fresh_bytes: idleFresh, during_ingest_bytes: Math.max(batchIngest.rss_peak_bytes, singleIngest.rss_peak_bytes), during_ingest_bounded: bounded };
     if (INGEST_ONLY) return await finish(result, profiles);
 
@@ -809,7 +808,7 @@ async function finish(result: Record<string, unknown>, profiles: Record<string, 
  * same batched load on a fresh server, its peak RSS and throughput (docs/reliability.md).
  */
 const BOUNDED_SETTINGS = { SAWMILL_MEMORY_LIMIT: '256MB', SAWMILL_MAX_QUEUED_EVENTS: '50000', SAWMILL_FOLD_MAX_EVENTS: '25000' };
-async function boundedRssRun(workDir: string, batchFile: string): Promise<{ setting: string; bytes: number; events_per_s: number }> {
+async function boundedRssRun(workDir: string, batchFile: string, firstTokens: Record<string, string>): Promise<{ setting: string; bytes: number; events_per_s: number }> {
   const dataDir = join(workDir, 'bounded-data');
   const server = await startSawmill(dataDir, workDir, undefined, BOUNDED_SETTINGS);
   const setting = Object.entries(BOUNDED_SETTINGS).map(([name, value]) => `${name}=${value}`).join(', ');
@@ -819,11 +818,9 @@ async function boundedRssRun(workDir: string, batchFile: string): Promise<{ sett
   const tokens = new Map(sources.map((source) => [source.name, source.token]));
   const file = join(workDir, 'requests-bounded.txt');
   const lines = (await readFile(batchFile, 'utf8')).split('\n').filter(Boolean);
+  const nameOf = new Map(Object.entries(firstTokens).map(([name, token]) => [token, name]));
+  const tokenFor = (first: string) => tokens.get(nameOf.get(first) ?? '') ?? first;
   await writeFile(file, `${lines.map((line) => line.replace(/source=[^\t]+/, (match) => `source=${tokenFor(match.slice(7))}`)).join('\n')}\n`);
-  function tokenFor(oldToken: string): string {
-    const name = oldTokenNames.get(oldToken);
-    return (name && tokens.get(name)) || oldToken;
-  }
   const rss = new RssSampler(server.child.pid);
   const figures = await measureLoad({ url: server.url, pid: server.child.pid }, file, BATCH, PLAN.ceilingSeconds, rss);
   rss.stop();
@@ -832,8 +829,6 @@ async function boundedRssRun(workDir: string, batchFile: string): Promise<{ sett
   log(`  peak RSS ${(figures.rss_peak_bytes / 2 ** 20).toFixed(0)} MB, ${fmt(figures.events_per_s)} ev/s`);
   return { setting, bytes: figures.rss_peak_bytes, events_per_s: figures.events_per_s };
 }
-/** Source token → name of the first server's sources, for re-addressing its requests file. */
-const oldTokenNames = new Map<string, string>();
 
 /** Bytes of every file under `dir`. */
 function directoryBytes(dir: string): number {

@@ -3,7 +3,7 @@
  * can be evaluated where, and what names an expression reads.
  */
 
-import { functionSpec } from './functions.ts';
+import { functionSpec, type SqlFunction } from './functions.ts';
 import type * as ir from './ir.ts';
 
 /** `a AND b AND c` → [a, b, c]. */
@@ -149,4 +149,28 @@ function levelOf(conjunct: ir.Expr, levelNames: ReadonlyArray<ReadonlySet<string
     // An unqualified unknown name is a column of the base row.
   }
   return level;
+}
+
+const CONDITION_FUNCTIONS: ReadonlySet<SqlFunction> = new Set(['regexp_contains', 'starts_with', 'ends_with', 'logical_and', 'logical_or']);
+
+/** Whether an expression is a condition: a BOOL in the tree, a UInt8 0 or 1 in ClickHouse. */
+export function isBooleanShaped(expr: ir.Expr): boolean {
+  switch (expr.kind) {
+    case 'binary':
+      return ['=', '!=', '<', '<=', '>', '>=', 'AND', 'OR'].includes(expr.op);
+    case 'not':
+    case 'is':
+    case 'distinct_from':
+    case 'like':
+    case 'between':
+    case 'in_list':
+    case 'in_subquery':
+    case 'in_unnest':
+    case 'exists':
+      return true;
+    case 'call':
+      return CONDITION_FUNCTIONS.has(expr.fn);
+    default:
+      return false;
+  }
 }

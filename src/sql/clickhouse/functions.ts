@@ -12,6 +12,7 @@ import type { SqlFunction } from '../functions.ts';
 import type * as ir from '../ir.ts';
 import { invalidSql } from '../parse.ts';
 import type { TypedParameter } from './parse.ts';
+import { isBooleanShaped } from '../analysis.ts';
 
 /** The type of an expression after analysis (undefined when the analyzer did not reach it). */
 export type TypeOf = (expr: ir.Expr) => SqlType | undefined;
@@ -67,30 +68,6 @@ const NUMERIC_AGGREGATES: ReadonlySet<SqlFunction> = new Set(['sum', 'avg', 'min
 function aggregate(fn: SqlFunction, call: Call, args: ir.Expr[] = call.args): ir.Expr {
   const values = NUMERIC_AGGREGATES.has(fn) ? args.map(numeric) : args;
   return { kind: 'call', fn, args: values, distinct: call.distinct, ...(call.over ? { over: call.over } : {}) };
-}
-
-const CONDITION_FUNCTIONS: ReadonlySet<SqlFunction> = new Set(['regexp_contains', 'starts_with', 'ends_with', 'logical_and', 'logical_or']);
-
-/** Whether an expression is a condition: a UInt8 0 or 1 in ClickHouse, a BOOL in the tree. */
-export function isBooleanShaped(expr: ir.Expr): boolean {
-  switch (expr.kind) {
-    case 'binary':
-      return ['=', '!=', '<', '<=', '>', '>=', 'AND', 'OR'].includes(expr.op);
-    case 'not':
-    case 'is':
-    case 'distinct_from':
-    case 'like':
-    case 'between':
-    case 'in_list':
-    case 'in_subquery':
-    case 'in_unnest':
-    case 'exists':
-      return true;
-    case 'call':
-      return CONDITION_FUNCTIONS.has(expr.fn);
-    default:
-      return false;
-  }
 }
 
 /** A condition where ClickHouse uses it as a number (selected, added up): 1 or 0, NULL staying NULL. */

@@ -20,7 +20,8 @@ import type * as ir from '../ir.ts';
 import { Lowering, type LowerOptions, type Scope } from '../lower.ts';
 import { invalidSql } from '../parse.ts';
 import { subExpressions } from '../unnest-chains.ts';
-import { become, callOf, intervalArithmetic, isBooleanShaped, lowerClickHouseCall, numeric, parameterCast, type CallLowering, type TypeOf } from './functions.ts';
+import { isBooleanShaped } from '../analysis.ts';
+import { become, callOf, intervalArithmetic, lowerClickHouseCall, numeric, parameterCast, type CallLowering, type TypeOf } from './functions.ts';
 import { positionKey, type OuterLimits, type TypedParameter } from './parse.ts';
 
 const ARITHMETIC: ReadonlySet<string> = new Set(['+', '-', '*', '/', '%']);

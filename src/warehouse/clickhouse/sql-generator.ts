@@ -23,7 +23,7 @@
  * (see array-join.ts).
  */
 
-import { conjunctsOf, namesUsedBy } from '../../sql/analysis.ts';
+import { conjunctsOf, isBooleanShaped, namesUsedBy } from '../../sql/analysis.ts';
 import type { SqlDialect } from '../../sql/dialect.ts';
 import type { SqlFunction } from '../../sql/functions.ts';
 import type * as ir from '../../sql/ir.ts';
@@ -52,29 +52,6 @@ interface SelectScope {
   subcolumns: Map<string, Map<string, string>>;
   /** The ARRAY JOIN clause of a step printed as subcolumns (array-join.ts). */
   arrayJoins?: Map<UnnestStep, string>;
-}
-
-const BOOLEAN_FUNCTIONS: ReadonlySet<string> = new Set(['starts_with', 'ends_with', 'regexp_contains', 'logical_and', 'logical_or']);
-
-function isBooleanShaped(expr: ir.Expr): boolean {
-  switch (expr.kind) {
-    case 'binary':
-      return ['=', '!=', '<', '<=', '>', '>=', 'AND', 'OR'].includes(expr.op);
-    case 'not':
-    case 'is':
-    case 'distinct_from':
-    case 'like':
-    case 'between':
-    case 'in_list':
-    case 'in_subquery':
-    case 'in_unnest':
-    case 'exists':
-      return true;
-    case 'call':
-      return BOOLEAN_FUNCTIONS.has(expr.fn);
-    default:
-      return false;
-  }
 }
 
 const isAlwaysTrue = (on: ir.Expr | undefined) => !on || (on.kind === 'bool' && on.value);
