@@ -13,12 +13,15 @@ function rows(r: R): { ingest: string[][]; endpoints: string[][]; storage: strin
   const ingest: string[][] = [['run', 'events/s', 'requests/s', 'ack p50', 'ack p99', 'visible p50 / p99', 'non-2xx', 'ceiling', 'ratio', 'server CPU', 'wrk CPU', 'other procs CPU']];
   const bulk = r.ingest_ceiling;
   const levels: R[] = r.engine_ceiling_and_storage ?? [];
-  for (const [label, key, batch] of [
-    ['batches of 100', 'batch', true],
-    ['single events', 'single', false],
-  ] as const) {
+  const runs: Array<[label: string, key: string, ceiling: 'batch' | 'single']> = [
+    ['batches of 100', 'batch', 'batch'],
+    ...(r.ingest.batch_with ? [[`batches of 100, ${r.ingest.batch_with.setting}`, 'batch_with', 'batch'] as [string, string, 'batch']] : []),
+    ['single events', 'single', 'single'],
+  ];
+  for (const [label, key, ceiling] of runs) {
+    const batch = ceiling === 'batch';
     const s = r.ingest[key];
-    const bare = r.http_ceiling[key];
+    const bare = r.http_ceiling[ceiling];
     const ceilingLabel = batch ? `bulk load ${fmt(bulk.events_per_s)} ev/s; bare HTTP ${fmt(bare.events_per_s)} ev/s` : `bare HTTP ${fmt(bare.requests_per_s)} req/s`;
     const ratio = batch ? `${pct(s.events_per_s / bulk.events_per_s)} of bulk load; ${pct(s.events_per_s / bare.events_per_s)} of HTTP` : pct(s.requests_per_s / bare.requests_per_s);
     const visible = s.visibility ? `${(s.visibility.p50 / 1000).toFixed(2)} s / ${(s.visibility.p99 / 1000).toFixed(2)} s (${s.visibility.n} probes${s.visibility.failures ? `, ${s.visibility.failures} unseen` : ''})` : '';
@@ -158,7 +161,9 @@ Code: commit ${m.git_commit ?? '?'}${m.git_uncommitted_files ? ` plus ${m.git_un
   read_json(…)\` into a file database (schema detected by DuckDB, 2 threads), CHECKPOINT included. Storage after HTTP
   ingest is the whole data dir after a clean stop (DuckDB file, catalog, what is left of the journal) over the events stored.
 * **Memory bounds:** a second batched run (${r.config.ceiling_seconds} s) on a fresh server with lower bounds
-  (${r.rss?.during_ingest_bounded?.setting ?? ''}) gives the peak RSS those settings hold.
+  (${r.rss?.during_ingest_bounded?.setting ?? ''}) gives the peak RSS those settings hold. A third one runs with
+  \`SAWMILL_DUCKDB_THREADS=1\`: a fold gains no speed from a second DuckDB thread and spends CPU the HTTP side needs
+  (the endpoint figures are with the default, one thread per core).
 * **Engine, into Sawmill's tables:** DuckDB bulk-loading the same kind of events, staged as NDJSON exactly as Sawmill stages a
   commit (same normalisation and column shaping), with the same \`INSERT … FROM read_json\` into the same segment
   tables, one statement per 250k events, including the final CHECKPOINT. This is also how the stored events for

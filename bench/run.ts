@@ -533,7 +533,8 @@ async function main(): Promise<void> {
     log(`Sawmill ingest: a trickle of ${TRICKLE_PER_S} single events/s, ${PLAN.trickleSeconds}s`);
     const trickle = await measureTrickle({ url: server.url, pid: server.child.pid }, singleFile, PLAN.trickleSeconds);
     log(`  server CPU ${trickle.server_cores.toFixed(3)} cores, non-2xx ${trickle.non_2xx}`);
-    result.ingest = { batch: batchIngest, single: singleIngest, trickle };
+    const ingest: Record<string, unknown> = { batch: batchIngest, single: singleIngest, trickle };
+    result.ingest = ingest;
     await stopSawmill(server);
     if (server.profileDir) profiles.ingest = await summarizeDir(server.profileDir);
 
@@ -556,8 +557,11 @@ async function main(): Promise<void> {
     result.ingest_ceiling = bulk;
     log(`  ${fmt(bulk.events_per_s)} ev/s (${fmt(bulk.events)} events in ${bulk.seconds.toFixed(1)} s), ${bulk.bytes_per_event.toFixed(1)} B/event`);
     result.storage_http_ingest = ingestStorageFigures;
-    const bounded = await boundedRssRun(workDir, batchFile, tokens);
-    result.rss = { idle_fresh_bytes: idleFresh, during_ingest_bytes: Math.max(batchIngest.rss_peak_bytes, singleIngest.rss_peak_bytes), during_ingest_bounded: bounded };
+    const bounded = await batchedRunWith(BOUNDED_SETTINGS, workDir, batchFile, tokens);
+    const during_ingest_bounded = { setting: bounded.setting, bytes: bounded.bytes, events_per_s: bounded.figures.events_per_s };
+    result.rss = { idle_fresh_bytes: idleFresh, during_ingest_bytes: Math.max(batchIngest.rss_peak_bytes, singleIngest.rss_peak_bytes), during_ingest_bounded };
+    const oneThread = await batchedRunWith(ONE_THREAD_SETTINGS, workDir, batchFile, tokens);
+    ingest.batch_with = { setting: oneThread.setting, ...oneThread.figures };
     if (INGEST_ONLY) return await finish(result, profiles);
 
     // ---------- 2. stored events: a fresh provisioned data dir, bulk-loaded per level ----------
@@ -808,15 +812,24 @@ async function finish(result: Record<string, unknown>, profiles: Record<string, 
  * same batched load on a fresh server, its peak RSS and throughput (docs/reliability.md).
  */
 const BOUNDED_SETTINGS = { SAWMILL_MEMORY_LIMIT: '256MB', SAWMILL_MAX_QUEUED_EVENTS: '50000', SAWMILL_FOLD_MAX_EVENTS: '25000' };
-async function boundedRssRun(workDir: string, batchFile: string, firstTokens: Record<string, string>): Promise<{ setting: string; bytes: number; events_per_s: number }> {
-  const dataDir = join(workDir, 'bounded-data');
-  const server = await startSawmill(dataDir, workDir, undefined, BOUNDED_SETTINGS);
-  const setting = Object.entries(BOUNDED_SETTINGS).map(([name, value]) => `${name}=${value}`).join(', ');
+/** DuckDB on one thread: a fold gains nothing from a second (src/warehouse/duckdb/adapter.ts), queries lose. */
+const ONE_THREAD_SETTINGS = { SAWMILL_DUCKDB_THREADS: '1' };
+
+/** The batched load again, against a fresh server started with `settings`. */
+async function batchedRunWith(
+  settings: Record<string, string>,
+  workDir: string,
+  batchFile: string,
+  firstTokens: Record<string, string>,
+): Promise<{ setting: string; bytes: number; figures: IngestFigures }> {
+  const dataDir = join(workDir, 'settings-data');
+  const server = await startSawmill(dataDir, workDir, undefined, settings);
+  const setting = Object.entries(settings).map(([name, value]) => `${name}=${value}`).join(', ');
   log(`Sawmill ingest with ${setting}: batches of ${BATCH}, c${CONCURRENCY}, ${PLAN.ceilingSeconds}s`);
   const sources = await api<Array<{ name: string; token: string }>>(server, 'GET', '/api/sources');
   // The requests file names sources by token: this server's tokens differ, so the same bodies are re-addressed.
   const tokens = new Map(sources.map((source) => [source.name, source.token]));
-  const file = join(workDir, 'requests-bounded.txt');
+  const file = join(workDir, 'requests-settings.txt');
   const lines = (await readFile(batchFile, 'utf8')).split('\n').filter(Boolean);
   const nameOf = new Map(Object.entries(firstTokens).map(([name, token]) => [token, name]));
   const tokenFor = (first: string) => tokens.get(nameOf.get(first) ?? '') ?? first;
@@ -826,8 +839,8 @@ async function boundedRssRun(workDir: string, batchFile: string, firstTokens: Re
   rss.stop();
   await stopSawmill(server);
   await rm(dataDir, { recursive: true, force: true });
-  log(`  peak RSS ${(figures.rss_peak_bytes / 2 ** 20).toFixed(0)} MB, ${fmt(figures.events_per_s)} ev/s`);
-  return { setting, bytes: figures.rss_peak_bytes, events_per_s: figures.events_per_s };
+  log(`  peak RSS ${(figures.rss_peak_bytes / 2 ** 20).toFixed(0)} MB, ${fmt(figures.events_per_s)} ev/s, p99 ${figures.p99_ms.toFixed(0)} ms`);
+  return { setting, bytes: figures.rss_peak_bytes, figures };
 }
 
 /** Bytes of every file under `dir`. */

@@ -44,6 +44,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** DuckDB memory limit, e.g. "2GB". */
   memoryLimit: string;
+  /** DuckDB worker threads; undefined leaves DuckDB's default (one per core). */
+  duckdbThreads: number | undefined;
   logLevel: string;
   /** Where events live: the embedded DuckDB file (default) or ClickHouse (docs/scale-out.md). */
   warehouse: 'duckdb' | 'clickhouse';
@@ -115,6 +117,7 @@ export function loadConfig(env: Env = process.env): Config {
     defaultRetentionDays: retentionDays(env),
     ...timeouts(env),
     memoryLimit: env.SAWMILL_MEMORY_LIMIT || '2GB',
+    duckdbThreads: env.SAWMILL_DUCKDB_THREADS ? positive(env, 'SAWMILL_DUCKDB_THREADS', 1) : undefined,
     logLevel: env.SAWMILL_LOG_LEVEL || 'info',
     warehouse: warehouseKind(env),
     clickhouse: {

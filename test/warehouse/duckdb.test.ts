@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -112,6 +112,17 @@ test('queries cannot reach files or change settings', async () => {
     await assert.rejects(warehouse.query(sql, {}, { timeoutMs: 5000, maxRows: 10 }), (error: Error & { status?: number }) => error.status === 400);
   }
   await warehouse.close();
+});
+
+test('DuckDB runs on the threads it is given, and on one per core when not told', async () => {
+  const threads = async (options: Partial<DuckDbOptions>) => {
+    const warehouse = await open(options);
+    const [row] = await warehouse.query(`select current_setting('threads') as threads`, {}, { timeoutMs: 5000, maxRows: 1 });
+    await warehouse.close();
+    return Number(row!.threads);
+  };
+  assert.equal(await threads({ threads: 1 }), 1);
+  assert.equal(await threads({}), availableParallelism());
 });
 
 test('a query past its timeout is cancelled with 504', async () => {

@@ -33,6 +33,12 @@ export interface DuckDbOptions {
   /** Folder for the NDJSON files each commit is loaded from; the only place DuckDB may read. */
   stagingDir: string;
   memoryLimit: string;
+  /**
+   * DuckDB's threads; unset, one per core. A fold gains nothing from a second thread (20k events:
+   * the same wall time, 50-60% more CPU), so a box whose cores the HTTP side also needs ingests
+   * more with fewer; one query then runs on fewer cores (docs/reliability.md).
+   */
+  threads?: number | undefined;
   /** A segment with at most this many rows is widened in place; a larger one gets a successor. */
   alterInPlaceMaxRows?: number;
   /** Queries run at once: one reader connection each (see reader-pool.ts). */
@@ -88,7 +94,7 @@ export class DuckDbWarehouse implements Warehouse {
   private invalidated: { reason: string; triedAt: number } | undefined;
 
   private constructor(
-    private readonly options: Required<DuckDbOptions>,
+    private readonly options: Required<Omit<DuckDbOptions, 'threads'>> & Pick<DuckDbOptions, 'threads'>,
     private readonly hooks: { onWalRepaired?: (repair: WalRepair) => void },
   ) {}
 
@@ -107,6 +113,7 @@ export class DuckDbWarehouse implements Warehouse {
   private async connect(): Promise<void> {
     const instanceOptions = {
       memory_limit: this.options.memoryLimit,
+      ...(this.options.threads === undefined ? {} : { threads: String(this.options.threads) }),
       storage_compatibility_version: 'v1.5.0',
       autoinstall_known_extensions: 'false',
       autoload_known_extensions: 'false',

@@ -18,7 +18,7 @@ export async function openDuckDb(config: Config): Promise<{ warehouse: DuckDbWar
     );
   }
   const warehouse = await DuckDbWarehouse.open(
-    { path: join(config.dataDir, 'sawmill.duckdb'), stagingDir, memoryLimit: config.memoryLimit, readConnections, maxQueuedQueries: config.queryQueue },
+    { path: join(config.dataDir, 'sawmill.duckdb'), stagingDir, memoryLimit: config.memoryLimit, threads: config.duckdbThreads, readConnections, maxQueuedQueries: config.queryQueue },
     {
       onWalRepaired: (repair) =>
         console.error(
