@@ -122,7 +122,12 @@ async function startSawmill(dataDir: string, workDir: string, profileName?: stri
   const args = [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), 'build/main.js'];
   const child = startChild(process.execPath, args, { env, logFile: join(workDir, 'server.log') });
   const url = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${url}/health`, child);
+  try {
+    await waitForHttp(`${url}/health`, child);
+  } catch (error) {
+    const tail = (await readFile(join(workDir, 'server.log'), 'utf8').catch(() => '')).split('\n').slice(-15).join('\n');
+    throw new Error(`${(error as Error).message}; the end of server.log:\n${tail}`);
+  }
   return { child, url, dataDir, profileDir };
 }
 
@@ -822,7 +827,7 @@ async function batchedRunWith(
   batchFile: string,
   firstTokens: Record<string, string>,
 ): Promise<{ setting: string; bytes: number; figures: IngestFigures }> {
-  const dataDir = join(workDir, 'settings-data');
+  const dataDir = await mkdtemp(join(workDir, 'settings-data-'));
   const server = await startSawmill(dataDir, workDir, undefined, settings);
   const setting = Object.entries(settings).map(([name, value]) => `${name}=${value}`).join(', ');
   log(`Sawmill ingest with ${setting}: batches of ${BATCH}, c${CONCURRENCY}, ${PLAN.ceilingSeconds}s`);
