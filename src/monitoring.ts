@@ -44,6 +44,18 @@ export class SawmillMetrics {
     this.registry.add(new Observed('sawmill_process_resident_memory_bytes', 'Resident set size of the Sawmill process.', 'gauge', () => [{ value: process.memoryUsage.rss() }]));
     this.registry.add(new Observed('sawmill_process_uptime_seconds', 'Seconds since the process started.', 'gauge', () => [{ value: Math.round(process.uptime()) }]));
 
+    const checkpoints = storage.checkpoints?.bind(storage);
+    if (checkpoints) {
+      this.registry.add(
+        new Observed('sawmill_checkpoints_total', 'DuckDB checkpoints (the write-ahead log folded into the database file) by outcome; failed ones are retried.', 'counter', () => {
+          const { ok, failed } = checkpoints();
+          return [
+            { labels: { outcome: 'ok' }, value: ok },
+            { labels: { outcome: 'failed' }, value: failed },
+          ];
+        }),
+      );
+    }
     if (storage.engine === 'duckdb') {
       this.registry.beforeScrape(async () => {
         const [row] = await storage.query('SELECT sum(memory_usage_bytes)::BIGINT AS bytes FROM duckdb_memory()', {}, { timeoutMs: 2_000, maxRows: 1 });

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { DEFAULT_OWNER_ID, generateKey, KeyRing } from './catalog/access.ts';
 import { FileCatalog } from './catalog/file-catalog.ts';
 import { PostgresCatalog } from './catalog/postgres-catalog.ts';
@@ -18,7 +18,8 @@ import { EventWriter } from './pipeline/writer.ts';
 import { provisionAddedEndpoints, provisionSupabase } from './provision/supabase.ts';
 import { assertPortFree, prepareDataDir } from './startup.ts';
 import { DATA_FORMAT, openDataDir } from './data-format.ts';
-import { openDuckDb } from './warehouse/duckdb/open.ts';
+import type { CheckpointReport } from './warehouse/duckdb/adapter.ts';
+import { checkpointLogLine, openDuckDb } from './warehouse/duckdb/open.ts';
 import { openClickHouse } from './warehouse/clickhouse/open.ts';
 import type { SqlDialect } from './sql/index.ts';
 import type { Warehouse } from './warehouse/types.ts';
@@ -56,8 +57,15 @@ export async function startServer(config: Config): Promise<RunningServer> {
   // The journal's prepared file is room a full disk gives back before anything else starts.
   const journalDir = join(config.dataDir, 'journal');
   await SpareSegment.discardLeftover(journalDir);
+  // The warehouse reports through the app's log once there is one (it is made below).
+  let log: FastifyBaseLogger | undefined;
+  const onCheckpoint = (report: CheckpointReport) => {
+    const { level, message } = checkpointLogLine(report);
+    if (log) log[level](message);
+    else if (config.logLevel !== 'silent') console.error(message);
+  };
   const { warehouse: storage, dialect }: { warehouse: Warehouse; dialect: SqlDialect } =
-    config.warehouse === 'clickhouse' ? await openClickHouse(config) : await openDuckDb(config);
+    config.warehouse === 'clickhouse' ? await openClickHouse(config) : await openDuckDb(config, { onCheckpoint });
   let ready = false;
   // Where the warehouse can record how far a journal has been folded in (DuckDB), requests are
   // acknowledged from the journal; elsewhere (ClickHouse) from the warehouse commit.
@@ -100,6 +108,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     requestTimeoutMs: config.requestTimeoutMs,
     maxHeaderBytes: config.maxHeaderBytes,
   });
+  log = app.log;
 
   // A crash between creating a source and its storage leaves the catalog ahead: catch up.
   for (const source of catalog.listSources()) await warehouse.createSource(source.token);

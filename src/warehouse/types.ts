@@ -134,7 +134,9 @@ export interface Warehouse {
   queryJson(sql: string, params: Record<string, string | null>, options: QueryOptions): Promise<string>;
   /** The SQL relation name that holds a source's events, for the translator. */
   relation(sourceId: string): string;
-  /** Why the warehouse cannot store or read right now (a full disk, an engine reopening), if it cannot. */
+  /** Why the warehouse cannot store or read right now (a full disk, an engine reopening, checkpoints failing), if it cannot. */
   problem?(): string | undefined;
+  /** Engines with a write-ahead log of their own (DuckDB): checkpoints since the start, by outcome. */
+  checkpoints?(): { ok: number; failed: number };
   close(): Promise<void>;
 }

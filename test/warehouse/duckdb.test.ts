@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { AppError } from '../../src/errors.ts';
-import { DuckDbWarehouse, type DuckDbOptions } from '../../src/warehouse/duckdb/adapter.ts';
+import { type CheckpointReport, DuckDbWarehouse, type DuckDbOptions } from '../../src/warehouse/duckdb/adapter.ts';
 import { schemaForRows } from '../../src/warehouse/schema.ts';
 import type { JsonValue, LogRow } from '../../src/warehouse/types.ts';
 
@@ -202,4 +202,54 @@ test('a pause in appends checkpoints: no WAL is left to replay', async () => {
   assert.equal(await walBytes(), 0);
   assert.equal((await all(warehouse)).length, 1);
   await warehouse.close();
+});
+
+test('a query running across a table change holds checkpoints off: counted, reported, a problem; backups copy the WAL; the retry folds it once the query ends', async () => {
+  const reports: CheckpointReport[] = [];
+  const warehouse = await DuckDbWarehouse.open(
+    { path: join(dir, 'w.duckdb'), stagingDir: join(dir, 'staging'), memoryLimit: '512MB', checkpointProblemAfterMs: 0 },
+    { onCheckpoint: (report) => reports.push(report) },
+  );
+  await warehouse.createSource(source);
+  await write(warehouse, [row({ project: 'p' })]);
+  const walBytes = async () => (await stat(join(dir, 'w.duckdb.wal')).catch(() => undefined))?.size ?? 0;
+  const settled = async () => {
+    const deadline = Date.now() + 15_000;
+    while ((await walBytes()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  };
+  await settled();
+  assert.equal(await walBytes(), 0);
+  assert.deepEqual(warehouse.checkpoints().failed, 0);
+
+  // A query over the source that runs until its deadline, and a catalog change committed while it runs.
+  const running = warehouse.query(`select count(*) from ${warehouse.relation(source)}, range(100000000000) a`, {}, { timeoutMs: 3_000, maxRows: 1 });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await warehouse.setRetention(source, 30);
+  await write(warehouse, [row({ project: 'q' })]);
+
+  const backupDir = join(dir, 'backup');
+  await mkdir(backupDir);
+  assert.deepEqual(await warehouse.backup(backupDir), ['w.duckdb', 'w.duckdb.wal']);
+  assert.ok(warehouse.checkpoints().failed >= 1);
+  assert.match(warehouse.problem() ?? '', /^checkpoints have failed since .* \(\d+ attempts?, last: TransactionContext Error: Cannot CHECKPOINT: there are other write transactions active/);
+  assert.deepEqual(
+    reports.map((report) => report.outcome),
+    ['failing', 'problem'],
+  );
+
+  await assert.rejects(running, (error: Error & { status?: number }) => error.status === 504);
+  await settled();
+  assert.equal(await walBytes(), 0, 'the checkpoint tried again once the query ended');
+  assert.equal(warehouse.problem(), undefined);
+  assert.equal(reports.at(-1)?.outcome, 'recovered');
+  assert.ok(warehouse.checkpoints().ok >= 2);
+  await warehouse.close();
+
+  // The file with its WAL, as copied, opens with both events and the retention.
+  const restored = await DuckDbWarehouse.open({ path: join(backupDir, 'w.duckdb'), stagingDir: join(dir, 'staging-restored'), memoryLimit: '512MB' });
+  assert.deepEqual(
+    (await all(restored, 'event_message')).map((stored) => stored.event_message),
+    [`r${sequence - 1}`, `r${sequence}`],
+  );
+  await restored.close();
 });

@@ -45,6 +45,23 @@ export interface DuckDbOptions {
   readConnections?: number;
   /** Queries that may wait for a reader; past it, 429. */
   maxQueuedQueries?: number;
+  /**
+   * How long checkpoints may keep failing before /health names it: a query running when a table
+   * changed legitimately holds one off until it ends (at most the query timeout).
+   */
+  checkpointProblemAfterMs?: number;
+}
+
+/** What a checkpoint did, for the log: a streak of failures begins, becomes a problem, or ends. */
+export type CheckpointReport =
+  | { outcome: 'failing'; reason: string; failures: number; since: Date }
+  | { outcome: 'problem'; reason: string; failures: number; since: Date }
+  | { outcome: 'recovered'; failures: number; since: Date };
+
+export interface DuckDbHooks {
+  /** A damaged write-ahead log tail had to be cut to open the file (see recovery.ts). */
+  onWalRepaired?: (repair: WalRepair) => void;
+  onCheckpoint?: (report: CheckpointReport) => void;
 }
 
 const SEGMENT_SEQUENCE_START = 1;
@@ -59,6 +76,8 @@ const RETENTION_INTERVAL_MS = 5 * 60_000;
  */
 const CHECKPOINT_THRESHOLD = '128MB';
 const IDLE_CHECKPOINT_MS = 2_000;
+/** A refused checkpoint is tried again this much later, ingestion or not. */
+const CHECKPOINT_RETRY_MS = 5_000;
 /** How often a warehouse DuckDB gave up on (a full disk, say) tries to open its file again. */
 const REOPEN_INTERVAL_MS = 1_000;
 
@@ -92,15 +111,18 @@ export class DuckDbWarehouse implements Warehouse {
    * that instance any more, so the file is opened again, at most every REOPEN_INTERVAL_MS.
    */
   private invalidated: { reason: string; triedAt: number } | undefined;
+  /** Checkpoints run and failed since the start; the failures since the last one that worked. */
+  private readonly checkpointCounts = { ok: 0, failed: 0 };
+  private checkpointStreak: { since: number; failures: number; reason: string; reported: boolean } | undefined;
+  private closed = false;
 
   private constructor(
     private readonly options: Required<Omit<DuckDbOptions, 'threads'>> & Pick<DuckDbOptions, 'threads'>,
-    private readonly hooks: { onWalRepaired?: (repair: WalRepair) => void },
+    private readonly hooks: DuckDbHooks,
   ) {}
 
-  /** `onWalRepaired` hears of a damaged write-ahead log tail that had to be cut to open the file (see recovery.ts). */
-  static async open(options: DuckDbOptions, hooks: { onWalRepaired?: (repair: WalRepair) => void } = {}): Promise<DuckDbWarehouse> {
-    const settings = { alterInPlaceMaxRows: 100_000, readConnections: 4, maxQueuedQueries: 64, ...options };
+  static async open(options: DuckDbOptions, hooks: DuckDbHooks = {}): Promise<DuckDbWarehouse> {
+    const settings = { alterInPlaceMaxRows: 100_000, readConnections: 4, maxQueuedQueries: 64, checkpointProblemAfterMs: 60_000, ...options };
     await mkdir(settings.stagingDir, { recursive: true });
     const warehouse = new DuckDbWarehouse(settings, hooks);
     await warehouse.connect();
@@ -157,7 +179,18 @@ export class DuckDbWarehouse implements Warehouse {
   }
 
   problem(): string | undefined {
-    return this.invalidated && `the DuckDB file is being reopened: ${this.invalidated.reason}`;
+    if (this.invalidated) return `the DuckDB file is being reopened: ${this.invalidated.reason}`;
+    const streak = this.checkpointStreak;
+    if (!streak || Date.now() - streak.since < this.options.checkpointProblemAfterMs) return undefined;
+    return (
+      `checkpoints have failed since ${new Date(streak.since).toISOString()} (${streak.failures} attempts, last: ${streak.reason}): ` +
+      `the write-ahead log is not folded into ${basename(this.options.path)} and backups copy it whole`
+    );
+  }
+
+  /** Checkpoints since the start, by outcome (sawmill_checkpoints_total). */
+  checkpoints(): { ok: number; failed: number } {
+    return { ...this.checkpointCounts };
   }
 
   setRetention(sourceId: string, days: number | null): Promise<void> {
@@ -167,6 +200,7 @@ export class DuckDbWarehouse implements Warehouse {
       await this.writer.run(`COMMENT ON TABLE ${quoteIdent(layout.segments[0]!.name)} IS ${comment}`);
       if (days === null) this.retention.delete(layout.view);
       else this.retention.set(layout.view, days);
+      this.checkpointWhenIdle();
     });
   }
 
@@ -179,17 +213,21 @@ export class DuckDbWarehouse implements Warehouse {
           await this.writer.run(`DELETE FROM ${quoteIdent(segment.name)} WHERE "timestamp" < now() - to_days(CAST(${Math.floor(days)} AS BIGINT))`);
         }
       }
+      if (this.retention.size > 0) this.checkpointWhenIdle();
     });
   }
 
   /**
-   * The database file (and its write-ahead log, if a reader's open transaction kept the checkpoint
-   * from emptying it) copied into `dir` while the writer waits: no commit can change the file
-   * mid-copy, and readers never write to it. Ingestion goes on into the journal meanwhile.
+   * The database file (and its write-ahead log, if a running query kept the checkpoint from
+   * emptying it) copied into `dir` while the writer waits: no commit or checkpoint can change
+   * either file mid-copy, and readers never write to them, so the pair is what DuckDB would open
+   * after a crash at this moment. Ingestion goes on into the journal meanwhile.
    */
   backup(dir: string): Promise<string[]> {
     return this.exclusive(async () => {
-      await this.writer.run('CHECKPOINT');
+      await this.checkpoint().catch((error: unknown) => {
+        if (!isCheckpointRefused(error)) throw error;
+      });
       const copied: string[] = [];
       for (const file of [this.options.path, `${this.options.path}.wal`]) {
         try {
@@ -219,6 +257,7 @@ export class DuckDbWarehouse implements Warehouse {
       const layout: SourceLayout = { view, fields: new Map(), segments: [segment], reads: { records: [], leaves: [] } };
       await this.transaction([createSegmentSql(layout.segments[0]!.name, layout.fields), createViewSql(layout)]);
       this.layouts.set(view, layout);
+      this.checkpointWhenIdle();
     });
   }
 
@@ -230,6 +269,7 @@ export class DuckDbWarehouse implements Warehouse {
       const views = [layout.view, promotedViewName(layout.view)].map((view) => `DROP VIEW IF EXISTS ${quoteIdent(view)}`);
       await this.transaction([...views, ...drops, ...saveReadsSql(layout.view, { records: [], leaves: [] })]);
       this.layouts.delete(layout.view);
+      this.checkpointWhenIdle();
     });
   }
 
@@ -255,6 +295,7 @@ export class DuckDbWarehouse implements Warehouse {
       const { layout, statements } = this.planWidening(next, current.fields);
       await this.transaction([...refill, ...statements, createPromotedViewSql(layout), ...saveReadsSql(layout.view, kept)]);
       this.replaceLayout(layout);
+      this.checkpointWhenIdle();
     });
   }
 
@@ -352,6 +393,8 @@ export class DuckDbWarehouse implements Warehouse {
         // A query's own want of memory is its answer (400); a full disk or a reopening file passes (503).
         throw unavailableForReads(error) ?? new AppError(400, 'query_failed', duckdbMessage(error));
       } finally {
+        // No reader goes back to the pool holding a transaction open (see Reader.finish).
+        await reader.finish().catch(() => undefined);
         // A reader of an instance given up on (see reopenIfInvalidated) is closed instead.
         if (pool === this.readers) pool.release(reader);
         else closeQuietly(() => reader.close());
@@ -366,21 +409,55 @@ export class DuckDbWarehouse implements Warehouse {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     clearInterval(this.retentionTimer);
     clearTimeout(this.idleCheckpointTimer);
     // A cancelled query DuckDB has not stopped yet can refuse the checkpoint; the WAL is replayed at the next open.
-    await this.exclusive(() => this.writer.run('CHECKPOINT')).catch(() => undefined);
+    await this.exclusive(() => this.checkpoint()).catch(() => undefined);
     for (const reader of this.readers.takeIdle()) closeQuietly(() => reader.close());
     closeQuietly(() => this.writer.closeSync());
     closeQuietly(() => this.instance.closeSync());
   }
 
-  /** Checkpoint once appends pause, so a quiet server holds no WAL to replay and no unwritten row groups in memory. */
-  private checkpointWhenIdle(): void {
+  /**
+   * Checkpoint once writes pause, so a quiet server holds no WAL to replay and no unwritten row
+   * groups in memory; one that fails is tried again until one works.
+   */
+  private checkpointWhenIdle(delayMs = IDLE_CHECKPOINT_MS): void {
     clearTimeout(this.idleCheckpointTimer);
+    if (this.closed) return;
     // A checkpoint that fails for want of space invalidates the database: exclusive() notices.
-    this.idleCheckpointTimer = setTimeout(() => void this.exclusive(() => this.writer.run('CHECKPOINT')).catch(() => undefined), IDLE_CHECKPOINT_MS);
+    this.idleCheckpointTimer = setTimeout(() => void this.exclusive(() => this.checkpoint()).catch(() => this.checkpointWhenIdle(CHECKPOINT_RETRY_MS)), delayMs);
     this.idleCheckpointTimer.unref();
+  }
+
+  /**
+   * CHECKPOINT (inside exclusive()), counted, and reported when a streak of failures begins, lasts
+   * long enough to be a problem (see problem()) and ends. DuckDB refuses one while a transaction
+   * that began before a committed catalog change (a retention comment, a widened or new table) is
+   * still open: a query that is running, as long as it runs.
+   */
+  private async checkpoint(): Promise<void> {
+    try {
+      await this.writer.run('CHECKPOINT');
+    } catch (error) {
+      this.checkpointCounts.failed++;
+      const reason = duckdbMessage(error);
+      const streak = (this.checkpointStreak ??= { since: Date.now(), failures: 0, reason, reported: false });
+      streak.failures++;
+      streak.reason = reason;
+      const since = new Date(streak.since);
+      if (streak.failures === 1) this.hooks.onCheckpoint?.({ outcome: 'failing', reason, failures: 1, since });
+      if (!streak.reported && Date.now() - streak.since >= this.options.checkpointProblemAfterMs) {
+        streak.reported = true;
+        this.hooks.onCheckpoint?.({ outcome: 'problem', reason, failures: streak.failures, since });
+      }
+      throw error;
+    }
+    this.checkpointCounts.ok++;
+    const ended = this.checkpointStreak;
+    this.checkpointStreak = undefined;
+    if (ended) this.hooks.onCheckpoint?.({ outcome: 'recovered', failures: ended.failures, since: new Date(ended.since) });
   }
 
   /** Install a committed layout; translations made before may now miss promoted columns it can use. */
@@ -567,6 +644,11 @@ async function lockDown(connection: DuckDBConnection, stagingDir: string): Promi
   await connection.run(`SET GLOBAL allowed_directories = [${sqlString(stagingDir.endsWith('/') ? stagingDir : `${stagingDir}/`)}]`);
   await connection.run(`SET GLOBAL enable_external_access = false`);
   await connection.run(`SET GLOBAL lock_configuration = true`);
+}
+
+/** DuckDB refused a checkpoint because of concurrent transactions; nothing is wrong with the files. */
+function isCheckpointRefused(error: unknown): boolean {
+  return /^TransactionContext Error: Cannot CHECKPOINT/.test(duckdbMessage(error));
 }
 
 /** DuckDB's words when it stops using a database after a fatal error (a checkpoint on a full disk). */

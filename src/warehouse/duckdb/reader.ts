@@ -12,6 +12,9 @@ const KEPT_STATEMENTS = 64;
  */
 export class Reader {
   private readonly statements = new Map<string, DuckDBPreparedStatement>();
+  /** A result read only up to its row limit: its transaction stays open until the connection runs something else. */
+  private unfinished = false;
+  private closer: DuckDBPreparedStatement | undefined;
 
   constructor(readonly connection: DuckDBConnection) {}
 
@@ -21,14 +24,32 @@ export class Reader {
       // Cleared first: a parameter this call leaves out must fail, not keep the last caller's value.
       statement.clearBindings();
       statement.bind(params);
-      return await statement.streamAndReadUntil(maxRows);
+      this.unfinished = true;
+      const result = await statement.streamAndReadUntil(maxRows);
+      this.unfinished = !result.done;
+      return result;
     } catch (error) {
       this.forget(sql);
       throw error;
     }
   }
 
+  /**
+   * End the transaction of a result that was read only up to its row limit (its rows stay
+   * readable). Left open, that transaction keeps every catalog change committed after it began
+   * (a retention comment, a widened table) from being cleaned up, and CHECKPOINT is refused
+   * ("other write transactions active") for as long as this reader stays idle: a console poll
+   * followed by a retention change stopped backups and the WAL's folding until a restart.
+   */
+  async finish(): Promise<void> {
+    if (!this.unfinished) return;
+    this.closer ??= await this.connection.prepare('SELECT 1');
+    await this.closer.run();
+    this.unfinished = false;
+  }
+
   close(): void {
+    this.closer?.destroySync();
     for (const sql of [...this.statements.keys()]) this.forget(sql);
     this.connection.closeSync();
   }
