@@ -3,7 +3,7 @@
  * can be evaluated where, and what names an expression reads.
  */
 
-import { functionSpec, type SqlFunction } from './functions.ts';
+import { functionEntry, type FunctionName } from './functions/index.ts';
 import type * as ir from './ir.ts';
 
 /** `a AND b AND c` → [a, b, c]. */
@@ -47,7 +47,7 @@ function visit(expr: ir.Expr, use: NameUse): void {
       return;
     case 'call':
       if (expr.over || !isScalarCall(expr)) use.pinned = true;
-      expr.args.forEach((arg) => visit(arg, use));
+      childrenOf(expr).forEach((arg) => visit(arg, use));
       return;
     default:
       for (const child of childrenOf(expr)) visit(child, use);
@@ -55,7 +55,7 @@ function visit(expr: ir.Expr, use: NameUse): void {
 }
 
 function isScalarCall(expr: Extract<ir.Expr, { kind: 'call' }>): boolean {
-  return functionSpec(expr.fn).kind === 'scalar';
+  return functionEntry(expr.fn).kind === 'scalar';
 }
 
 /** Whether an expression aggregates or is a window function at its own level (not in a subquery). */
@@ -107,7 +107,7 @@ export function childrenOf(expr: ir.Expr): ir.Expr[] {
     case 'map_subscript':
       return [expr.base, expr.key];
     case 'call':
-      return expr.args;
+      return [...expr.args, ...(expr.named ?? []).map((arg) => arg.value), ...(expr.having ? [expr.having.expr] : [])];
     case 'quantile':
     case 'quantiles':
       return [expr.expr];
@@ -151,7 +151,7 @@ function levelOf(conjunct: ir.Expr, levelNames: ReadonlyArray<ReadonlySet<string
   return level;
 }
 
-const CONDITION_FUNCTIONS: ReadonlySet<SqlFunction> = new Set(['regexp_contains', 'starts_with', 'ends_with', 'logical_and', 'logical_or']);
+const CONDITION_FUNCTIONS: ReadonlySet<FunctionName> = new Set(['regexp_contains', 'starts_with', 'ends_with', 'logical_and', 'logical_or']);
 
 /** Whether an expression is a condition: a BOOL in the tree, a UInt8 0 or 1 in ClickHouse. */
 export function isBooleanShaped(expr: ir.Expr): boolean {

@@ -23,7 +23,8 @@ import { AppError } from '../errors.ts';
 import { childrenOf } from './analysis.ts';
 import type { Position } from './ast.ts';
 import { type Column, type SqlType, type TableShape, UNKNOWN, closestName, describeType, findColumn, scalar } from './catalog.ts';
-import { functionSpec, type SqlFunction } from './functions.ts';
+import { sameType } from './functions/coercion.ts';
+import { argumentType, functionEntry, resolveCall, type CallArgument, type FunctionName } from './functions/index.ts';
 import type * as ir from './ir.ts';
 
 export interface AnalyzeOptions {
@@ -68,7 +69,7 @@ export function analyze(query: ir.Query, options: AnalyzeOptions = {}): TableSha
   return new Analyzer(options).query(query, new Map(options.outerCtes ?? []), undefined);
 }
 
-const isAggregate = (fn: SqlFunction) => functionSpec(fn).kind === 'aggregate';
+const isAggregate = (fn: FunctionName) => functionEntry(fn).kind === 'aggregate';
 
 class Analyzer {
   /** Each resolved ref's path from its range variable, also where the tree keeps it as written (grouping compares these). */
@@ -302,7 +303,7 @@ class Analyzer {
         return scalar(expr.part === 'date' ? 'DATE' : 'INT64');
       case 'interval':
         recurse(expr.value);
-        return UNKNOWN;
+        return scalar('INTERVAL');
       case 'array': {
         let element: SqlType = UNKNOWN;
         for (const item of expr.elements) element = known(element, recurse(item));
@@ -332,10 +333,12 @@ class Analyzer {
         return UNKNOWN;
       }
       case 'call': {
-        const args = expr.args.map(recurse);
+        const args = expr.args.map((arg) => ({ expr: arg, type: argumentType(arg, recurse(arg)) }));
+        const named = new Map((expr.named ?? []).map(({ name, value }) => [name, { expr: value, type: argumentType(value, recurse(value)) }]));
         for (const item of expr.orderBy ?? []) recurse(item.expr);
+        if (expr.having) recurse(expr.having.expr);
         if (expr.over) this.window(expr.over, recurse);
-        return callType(expr.fn, args);
+        return this.call(expr, args, named);
       }
       case 'quantile': {
         const type = recurse(expr.expr);
@@ -348,6 +351,22 @@ class Analyzer {
         return { kind: 'array', element };
       }
     }
+  }
+
+  /**
+   * A call resolved against its catalog entry: the cheapest signature its arguments fit, with
+   * BigQuery's coercions made explicit in the tree (a string literal becomes a TIMESTAMP literal,
+   * a parameter is cast), so printers render what was decided here. A call that fits none is
+   * refused in BigQuery's words.
+   */
+  private call(expr: Extract<ir.Expr, { kind: 'call' }>, args: CallArgument[], named: Map<string, CallArgument>): SqlType {
+    const resolution = resolveCall(expr.fn, functionEntry(expr.fn), args, named);
+    if (!resolution.ok) throw semanticError(resolution.message, expr.at);
+    const { call } = resolution;
+    expr.args = expr.args.map((arg, index) => coerced(arg, args[index]!.type.type, call.args[index]!));
+    for (const arg of expr.named ?? []) arg.value = coerced(arg.value, named.get(arg.name)!.type.type, call.named[arg.name]!);
+    expr.resolved = call;
+    return call.result;
   }
 
   private window(over: ir.WindowSpec, recurse: (expr: ir.Expr) => SqlType): void {
@@ -543,7 +562,7 @@ const COMPARISON_OR_LOGIC: ReadonlySet<ir.BinaryOperator> = new Set(['=', '!=', 
 
 function binaryType(op: ir.BinaryOperator, left: SqlType, right: SqlType): SqlType {
   if (COMPARISON_OR_LOGIC.has(op)) return scalar('BOOL');
-  if (op === '||') return scalar('STRING');
+  if (op === '||') return left.kind === 'array' ? left : right.kind === 'array' ? right : left.kind === 'unknown' || right.kind === 'unknown' ? UNKNOWN : scalar('STRING');
   if (op === '/') return scalar('FLOAT64');
   const names = [left, right].map((type) => (type.kind === 'scalar' ? type.name : undefined));
   if (names.includes('FLOAT64')) return scalar('FLOAT64');
@@ -552,60 +571,16 @@ function binaryType(op: ir.BinaryOperator, left: SqlType, right: SqlType): SqlTy
   return UNKNOWN;
 }
 
-const RESULT_TYPES: Partial<Record<string, ir.ScalarTypeName>> = {
-  count: 'INT64', countif: 'INT64', approx_count_distinct: 'INT64', row_number: 'INT64', rank: 'INT64', dense_rank: 'INT64', ntile: 'INT64',
-  length: 'INT64', char_length: 'INT64', character_length: 'INT64', strpos: 'INT64', array_length: 'INT64',
-  unix_seconds: 'INT64', unix_millis: 'INT64', unix_micros: 'INT64', timestamp_diff: 'INT64', datetime_diff: 'INT64', date_diff: 'INT64', div: 'INT64',
-  avg: 'FLOAT64', stddev: 'FLOAT64', stddev_samp: 'FLOAT64', stddev_pop: 'FLOAT64', variance: 'FLOAT64', var_samp: 'FLOAT64', var_pop: 'FLOAT64',
-  percent_rank: 'FLOAT64', cume_dist: 'FLOAT64', safe_divide: 'FLOAT64', sqrt: 'FLOAT64', pow: 'FLOAT64', power: 'FLOAT64', exp: 'FLOAT64', ln: 'FLOAT64', log: 'FLOAT64', log10: 'FLOAT64',
-  string_agg: 'STRING', lower: 'STRING', upper: 'STRING', concat: 'STRING', substr: 'STRING', substring: 'STRING', trim: 'STRING', ltrim: 'STRING', rtrim: 'STRING',
-  replace: 'STRING', reverse: 'STRING', repeat: 'STRING', lpad: 'STRING', rpad: 'STRING', left: 'STRING', right: 'STRING', regexp_extract: 'STRING', regexp_replace: 'STRING',
-  array_to_string: 'STRING', format_timestamp: 'STRING', format_datetime: 'STRING', format_date: 'STRING', json_value: 'STRING', json_extract_scalar: 'STRING',
-  byte_length: 'INT64', byte_position: 'INT64', quantile_interpolated: 'FLOAT64', round_half_even: 'FLOAT64',
-  json_extract_string: 'STRING', json_extract_int: 'INT64', json_extract_float: 'FLOAT64', json_extract_bool: 'INT64', json_extract_raw: 'STRING', json_has: 'INT64',
-  regexp_contains: 'BOOL', starts_with: 'BOOL', ends_with: 'BOOL', logical_and: 'BOOL', logical_or: 'BOOL',
-  current_timestamp: 'TIMESTAMP', timestamp: 'TIMESTAMP', timestamp_trunc: 'TIMESTAMP', timestamp_add: 'TIMESTAMP', timestamp_sub: 'TIMESTAMP',
-  parse_timestamp: 'TIMESTAMP', timestamp_seconds: 'TIMESTAMP', timestamp_millis: 'TIMESTAMP', timestamp_micros: 'TIMESTAMP',
-  current_datetime: 'DATETIME', datetime: 'DATETIME', datetime_trunc: 'DATETIME', datetime_add: 'DATETIME', datetime_sub: 'DATETIME',
-  current_date: 'DATE', date: 'DATE', date_trunc: 'DATE', date_add: 'DATE', date_sub: 'DATE',
-};
-
-/** What a function returns, where its result does not depend on more than its arguments' types. */
-function callType(fn: string, args: SqlType[]): SqlType {
-  const fixed = RESULT_TYPES[fn];
-  if (fixed) return scalar(fixed);
-  switch (fn) {
-    case 'sum':
-      return args[0]?.kind === 'scalar' && args[0].name === 'INT64' ? scalar('INT64') : args[0]?.kind === 'scalar' ? scalar('FLOAT64') : UNKNOWN;
-    case 'min':
-    case 'max':
-    case 'any_value':
-    case 'lag':
-    case 'lead':
-    case 'first_value':
-    case 'last_value':
-    case 'nth_value':
-    case 'abs':
-    case 'coalesce':
-    case 'ifnull':
-    case 'nullif':
-    case 'greatest':
-    case 'least':
-      return args.reduce<SqlType>(known, UNKNOWN);
-    case 'array_agg':
-      return { kind: 'array', element: args[0] ?? UNKNOWN };
-    case 'split':
-      return { kind: 'array', element: scalar('STRING') };
-    case 'generate_array':
-      return { kind: 'array', element: args.some((arg) => arg.kind === 'scalar' && arg.name === 'FLOAT64') ? scalar('FLOAT64') : scalar('INT64') };
-    case 'generate_timestamp_array':
-      return { kind: 'array', element: scalar('TIMESTAMP') };
-    case 'array_concat':
-    case 'array_reverse':
-      return args[0] ?? UNKNOWN;
-    default:
-      return UNKNOWN;
-  }
+/**
+ * `expr`, of type `from`, as the type `to` a signature takes: unchanged when it already is (or
+ * either is unknown), a typed literal for a string literal, else an explicit CAST. Number
+ * literals stay as they are: every engine reads them as any numeric type.
+ */
+function coerced(expr: ir.Expr, from: SqlType, to: SqlType): ir.Expr {
+  if (to.kind !== 'scalar' || from.kind === 'unknown' || sameType(from, to) || expr.kind === 'null' || expr.kind === 'number') return expr;
+  if (expr.kind === 'negate' && expr.expr.kind === 'number') return expr;
+  if (expr.kind === 'string') return { kind: 'typed_literal', type: to.name, value: expr.value };
+  return { kind: 'cast', expr, type: to.name, safe: false, ...(from.kind === 'scalar' ? { from: from.name } : {}) };
 }
 
 // ---- grouping helpers --------------------------------------------------------------------------

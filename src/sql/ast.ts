@@ -52,7 +52,7 @@ export interface FunctionArgList {
 }
 export type FunctionArg =
   | { Unnamed: FunctionArgExpr }
-  | { Named: unknown }
+  | { Named: { name: Ident; arg: FunctionArgExpr; operator: string } }
   | { ExprNamed: unknown };
 export type FunctionArgExpr = { Expr: AstExpr } | 'Wildcard' | { QualifiedWildcard: unknown };
 

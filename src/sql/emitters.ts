@@ -1,11 +1,13 @@
-import type { BigQueryFunction } from './functions.ts';
+import type { SqlType } from './catalog.ts';
+import type { BigQueryFunction, FunctionName } from './functions/index.ts';
 import type * as ir from './ir.ts';
 import { invalidSql } from './parse.ts';
 
 /**
  * The toolkit every engine's function table is written with: a call's printed parts, the
  * emitters that most functions share, and the functions every engine spells alike. Each
- * engine's sql-functions.ts maps BigQuery functions to its own spelling with these.
+ * engine's functions/ folder maps every catalog entry (src/sql/functions/) to its own spelling
+ * with these, or says why it cannot.
  */
 
 export interface CallParts {
@@ -23,9 +25,45 @@ export interface CallParts {
   /** LIMIT n inside an aggregate's parentheses. */
   limit?: number;
   ignoreNulls: boolean;
+  /** `HAVING MAX y` / `HAVING MIN y` inside an aggregate's parentheses, `y` printed. */
+  having?: { max: boolean; value: string };
+  /** Printed named arguments (`mode => 'x'`), by name. */
+  named: Readonly<Record<string, string>>;
+  /**
+   * The type each argument has after the analyzer resolved the call (coercions applied), and
+   * the result's; UNKNOWN where the analyzer could not know (a source's field not seen yet).
+   */
+  types: readonly SqlType[];
+  result: SqlType;
 }
 
 export type Emitter = (call: CallParts) => string;
+
+/** An entry the engine cannot render: the query is refused at save with this reason. */
+export interface Unsupported {
+  unsupported: string;
+}
+
+export type Rendering = Emitter | Unsupported;
+
+/** How an engine renders the entries of one catalog family file; a missing entry is a compile error. */
+export type Renderings<Entries> = { readonly [Name in keyof Entries]: Rendering };
+
+/** All of an engine's renderings. */
+export type FunctionRenderings = Readonly<Record<FunctionName, Rendering>>;
+
+export const unsupported = (reason: string): Unsupported => ({ unsupported: reason });
+
+/** The scalar type name of argument `index` as resolved, if known. */
+export function argType(call: CallParts, index: number): ir.ScalarTypeName | undefined {
+  const type = call.types[index];
+  return type?.kind === 'scalar' ? type.name : undefined;
+}
+
+/** The scalar type name of the call's result as resolved, if known. */
+export function resultType(call: CallParts): ir.ScalarTypeName | undefined {
+  return call.result.kind === 'scalar' ? call.result.name : undefined;
+}
 
 export function arg(call: CallParts, index: number): string {
   const value = call.args[index];
@@ -80,6 +118,7 @@ export const PORTABLE_EMITTERS = {
 export function datePartName(call: CallParts, index: number): string {
   const raw = call.raw[index];
   if (raw?.kind !== 'date_part') throw invalidSql('expected a date part keyword');
+  if (raw.weekStart !== undefined) throw invalidSql('WEEK(<weekday>) is not supported here');
   if (raw.part === 'week') throw invalidSql('WEEK is not supported here; use ISOWEEK or DAY');
   if (raw.part === 'isoweek') return "'week'";
   if (['dayofweek', 'dayofyear', 'date', 'isoyear'].includes(raw.part)) {

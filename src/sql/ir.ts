@@ -5,7 +5,8 @@
  */
 
 import type { Position } from './ast.ts';
-import type { SqlFunction } from './functions.ts';
+import type { SqlType } from './catalog.ts';
+import type { FunctionName } from './functions/index.ts';
 
 export interface Query {
   ctes: Cte[];
@@ -109,7 +110,8 @@ export type ScalarTypeName =
   | 'DATETIME'
   | 'DATE'
   | 'TIME'
-  | 'JSON';
+  | 'JSON'
+  | 'INTERVAL';
 export type TypeName = ScalarTypeName | { array: TypeName } | { struct: StructFieldType[] };
 /** A STRUCT<…> field; BigQuery allows fields without a name (`STRUCT<INT64, STRING>`). */
 export interface StructFieldType {
@@ -185,6 +187,7 @@ export type Expr =
   | { kind: 'extract'; part: DatePart; expr: Expr }
   | { kind: 'interval'; value: Expr; unit: DatePart }
   /** A bare date-part keyword passed to a function (`timestamp_trunc(ts, HOUR)`). */
+  /** `WEEK(MONDAY)`: weeks starting on that day (lower case). */
   | { kind: 'date_part'; part: DatePart; weekStart?: string }
   | { kind: 'array'; elements: Expr[] }
   | { kind: 'struct'; fields: Array<{ name?: string; value: Expr }> }
@@ -194,7 +197,7 @@ export type Expr =
   | { kind: 'field_at'; base: Expr; position: number }
   | {
       kind: 'call';
-      fn: SqlFunction;
+      fn: FunctionName;
       args: Expr[];
       distinct: boolean;
       over?: WindowSpec;
@@ -206,6 +209,17 @@ export type Expr =
       ignoreNulls?: boolean;
       /** `SAFE.fn(…)`: NULL instead of an error. */
       safe?: boolean;
+      /** `ANY_VALUE(x HAVING MAX y)`: aggregate only the rows where `expr` is largest (smallest). */
+      having?: { max: boolean; expr: Expr };
+      /** Named arguments (`wide_number_mode => 'round'`), in the order written. */
+      named?: Array<{ name: string; value: Expr }>;
+      /** Where the function's name was written, for messages. */
+      at?: Position;
+      /**
+       * Set by the analyzer: the catalog signature the call matched, and the types its arguments
+       * take there (coercions already made explicit in `args`) and its result.
+       */
+      resolved?: { signature: number; args: SqlType[]; named: Record<string, SqlType>; result: SqlType };
     }
   /** `approx_quantiles(x, n)[OFFSET(k)]`: the k/n quantile as a scalar aggregate. */
   | { kind: 'quantile'; expr: Expr; fraction: number; over?: WindowSpec }

@@ -41,7 +41,7 @@ import { aggregatesOrWindows, namesUsedBy } from './analysis.ts';
 import { positionOf, variantOf } from './ast.ts';
 import { semanticError } from './analyze.ts';
 import { closestName } from './catalog.ts';
-import { BIGQUERY_FUNCTIONS, lookupFunction } from './functions.ts';
+import { BIGQUERY_FUNCTIONS, datePartPositions, lookupFunction, outOfScopeFamily, type Clause, type FunctionEntry } from './functions/index.ts';
 import type * as ir from './ir.ts';
 import { invalidSql } from './parse.ts';
 
@@ -108,16 +108,6 @@ const DATE_PARTS: Record<string, ir.DatePart> = {
   date: 'date',
 };
 
-/** Argument positions (0-based) that take a bare date-part keyword, per function. */
-const DATE_PART_ARGUMENT: Partial<Record<string, number>> = {
-  timestamp_trunc: 1,
-  datetime_trunc: 1,
-  date_trunc: 1,
-  timestamp_diff: 2,
-  datetime_diff: 2,
-  date_diff: 2,
-};
-
 const BINARY_OPERATORS: Record<string, ir.BinaryOperator> = {
   Plus: '+',
   Minus: '-',
@@ -149,10 +139,23 @@ const JOIN_TYPES: Partial<Record<string, 'inner' | 'left' | 'right' | 'full' | '
   FullOuter: 'full',
 };
 
-/** Aggregates that take ORDER BY and LIMIT inside their parentheses. */
-const ORDERED_AGGREGATES: ReadonlySet<string> = new Set(['array_agg', 'string_agg', 'array_concat_agg']);
-/** Functions that take IGNORE NULLS / RESPECT NULLS. */
-const NULL_TREATMENT: ReadonlySet<string> = new Set(['array_agg', 'first_value', 'last_value', 'nth_value']);
+const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
+
+/** An argument where a date part may be: `HOUR`, or `WEEK(MONDAY)`. */
+function isDatePartKeyword(ast: AstExpr): boolean {
+  if ('Identifier' in ast) return ast.Identifier.quote_style === undefined && !ast.Identifier.value.startsWith('@');
+  if (!('Function' in ast)) return false;
+  const name = ast.Function.name.map((part) => part.Identifier.value).join('.');
+  return name.toLowerCase() === 'week';
+}
+
+interface CallModifiers {
+  orderBy?: ir.OrderItem[];
+  limit?: number;
+  ignoreNulls?: boolean;
+  /** `HAVING MAX y` / `HAVING MIN y`: only the rows where y is largest (smallest) are aggregated. */
+  having?: { max: boolean; expr: ir.Expr };
+}
 
 const PARAMETER_NAME = /^@([A-Za-z_][A-Za-z0-9_]*)$/;
 
@@ -674,14 +677,14 @@ export class Lowering {
         return { kind: 'struct', fields: body.map((value) => ({ value: this.expr(value, scope) })) };
       // The grammar gives these functions their own nodes; they are ordinary calls in BigQuery.
       case 'Substring':
-        return this.builtin('substr', [body.expr, body.substring_from, body.substring_for], scope);
+        return this.builtin('substr', [body.expr, body.substring_from, body.substring_for], scope, body);
       case 'Floor':
       case 'Ceil':
         if (!isNoDateTimeField(body.field)) throw invalidSql(`${kind.toUpperCase()}(… TO …) is not supported`, positionOf(body));
-        return this.builtin(kind === 'Floor' ? 'floor' : 'ceil', [body.expr], scope);
+        return this.builtin(kind === 'Floor' ? 'floor' : 'ceil', [body.expr], scope, body);
       case 'Trim':
         if (body.trim_where !== undefined || body.trim_what !== undefined) throw invalidSql('TRIM(BOTH/LEADING … FROM …) is not supported', positionOf(body));
-        return this.builtin('trim', [body.expr, ...(body.trim_characters ?? [])], scope);
+        return this.builtin('trim', [body.expr, ...(body.trim_characters ?? [])], scope, body);
       default:
         throw invalidSql(`${describeVariant(kind)} expressions are not supported`, positionOf(body));
     }
@@ -702,9 +705,10 @@ export class Lowering {
     return { kind: 'extract', part: this.datePartOf(ast.field, ast), expr: atZone ? call('datetime') : value };
   }
 
-  protected builtin(fn: 'substr' | 'floor' | 'ceil' | 'trim', args: Array<AstExpr | undefined>, scope: Scope): ir.Expr {
+  protected builtin(fn: 'substr' | 'floor' | 'ceil' | 'trim', args: Array<AstExpr | undefined>, scope: Scope, node: unknown): ir.Expr {
     const present = args.filter((arg): arg is AstExpr => arg !== undefined);
-    return { kind: 'call', fn, args: present.map((arg) => this.expr(arg, scope)), distinct: false };
+    const position = positionOf(node);
+    return { kind: 'call', fn, args: present.map((arg) => this.expr(arg, scope)), distinct: false, ...(position ? { at: position } : {}) };
   }
 
   protected identifier(ident: Ident): ir.Expr {
@@ -907,22 +911,21 @@ export class Lowering {
 
   protected call(fn: AstFunction, scope: Scope): ir.Expr {
     const parts = fn.name.map((part) => part.Identifier.value);
-    const written = parts.join('.');
     const position = positionOf(fn.name);
-    const safe = parts.length === 2 && parts[0]?.toLowerCase() === 'safe';
-    if (parts.length > 1 && !safe) throw invalidSql(`function ${written} is not supported`, position);
-    const name = safe ? parts[1]!.toLowerCase() : written.toLowerCase();
+    const safe = parts.length > 1 && parts[0]?.toLowerCase() === 'safe';
+    const written = (safe ? parts.slice(1) : parts).join('.');
+    const name = written.toLowerCase();
     if (fn.parameters !== undefined && fn.parameters !== 'None') throw invalidSql(`parametric function ${written} is not supported`, position);
     this.refuseIfPresent(fn.filter, 'FILTER (WHERE …)');
     if (fn.within_group.length > 0) throw invalidSql('WITHIN GROUP is not supported', position);
 
-    if (name === 'array' && fn.args !== 'None' && 'Subquery' in fn.args) {
+    if (name === 'array' && !safe && fn.args !== 'None' && 'Subquery' in fn.args) {
       return { kind: 'array_subquery', query: this.subquery(fn.args.Subquery, scope) };
     }
     const distinct = fn.args !== 'None' && 'List' in fn.args && fn.args.List.duplicate_treatment === 'Distinct';
     const over = fn.over ? this.window(fn.over, scope, written) : undefined;
 
-    if (name === 'if') {
+    if (name === 'if' && !safe) {
       if (over || distinct) throw invalidSql('IF cannot take DISTINCT or OVER', position);
       const [condition, then, otherwise, ...extra] = this.plainArgs(fn, written).map((arg) => this.expr(arg, scope));
       if (!condition || !then || !otherwise || extra.length > 0) throw invalidSql('IF takes 3 arguments', position);
@@ -930,55 +933,93 @@ export class Lowering {
     }
     const modifiers = this.callModifiers(fn, name, written, scope);
     if (name === 'approx_quantiles') {
-      if (modifiers.orderBy || modifiers.limit !== undefined || safe) throw invalidSql(`this form of ${written} is not supported`, position);
+      if (modifiers.orderBy || modifiers.limit !== undefined || modifiers.having || safe) throw invalidSql(`this form of ${written} is not supported`, position);
       if (modifiers.ignoreNulls === false) throw invalidSql('APPROX_QUANTILES … RESPECT NULLS is not supported', position);
       return this.approxQuantiles(fn, scope, over, distinct);
     }
 
     const known = lookupFunction(name);
-    if (!known) {
-      // A near miss of a function we know is most likely a typo: say so in BigQuery's words.
-      const suggestion = closestName(name, Object.keys(BIGQUERY_FUNCTIONS));
-      if (suggestion) throw semanticError(`Function not found: ${written}; Did you mean ${suggestion}?`, position);
-      throw invalidSql(`function ${written} is not supported`, position);
-    }
-    const { spec } = known;
-    if (safe && spec.kind !== 'scalar') throw invalidSql(`the SAFE. prefix (${written}) is not supported on aggregate and window functions`, position);
-    if ((modifiers.orderBy || modifiers.limit !== undefined) && (!ORDERED_AGGREGATES.has(name) || over)) {
-      throw invalidSql(`ORDER BY / LIMIT inside ${written}(…) is not supported`, position);
-    }
-    if (modifiers.ignoreNulls !== undefined && !NULL_TREATMENT.has(name)) throw invalidSql(`IGNORE/RESPECT NULLS in ${written}(…) is not supported`, position);
+    if (!known) throw this.unknownFunction(name, written, position);
+    const { entry } = known;
+    if (safe && entry.kind !== 'scalar') throw invalidSql(`the SAFE. prefix (SAFE.${written}) is only for scalar functions`, position);
+    this.checkClauses(entry, written, position, { distinct, over, modifiers });
+    if (entry.kind === 'window' && !over) throw invalidSql(`${written} needs an OVER clause`, position);
 
     const isCountStar = name === 'count' && fn.args !== 'None' && 'List' in fn.args && isOnlyWildcard(fn.args.List.args);
-    const argAsts = isCountStar ? [] : this.plainArgs(fn, written);
-    if (argAsts.length < spec.minArgs || argAsts.length > spec.maxArgs) {
-      const expected = spec.minArgs === spec.maxArgs ? `${spec.minArgs}` : `${spec.minArgs} to ${spec.maxArgs}`;
-      throw invalidSql(`function ${written} takes ${expected} arguments, got ${argAsts.length}`, position);
-    }
-    if (name === 'count' && argAsts.length === 0 && !isCountStar) throw invalidSql('COUNT needs an argument or *', position);
-    if (spec.kind === 'window' && !over) throw invalidSql(`${written} needs an OVER clause`, position);
-    if (spec.kind === 'scalar' && over) throw invalidSql(`${written} is not an aggregate or window function`, position);
-    if (distinct && spec.kind !== 'aggregate') throw invalidSql(`DISTINCT is not allowed in ${written}`, position);
-
-    const datePartAt = DATE_PART_ARGUMENT[name];
-    const args = argAsts.map((arg, index) => (index === datePartAt ? this.datePartArgument(arg) : this.expr(arg, scope)));
+    const { positional, named } = isCountStar ? { positional: [], named: [] } : this.callArguments(fn, written);
+    if (name === 'count' && positional.length === 0 && !isCountStar) throw invalidSql('COUNT needs an argument or *', position);
+    const partsAt = datePartPositions(entry);
+    const args = positional.map((arg, index) => (partsAt.has(index) && isDatePartKeyword(arg) ? this.datePartArgument(arg) : this.expr(arg, scope)));
     return {
       kind: 'call',
       fn: known.name,
       args,
       distinct,
+      ...(named.length > 0 ? { named: named.map((arg) => ({ name: arg.name, value: this.expr(arg.value, scope) })) } : {}),
+      ...(position ? { at: position } : {}),
       ...(over ? { over } : {}),
       ...(isCountStar ? { star: true } : {}),
       ...(modifiers.orderBy ? { orderBy: modifiers.orderBy } : {}),
       ...(modifiers.limit !== undefined ? { limit: modifiers.limit } : {}),
       ...(modifiers.ignoreNulls ? { ignoreNulls: true } : {}),
+      ...(modifiers.having ? { having: modifiers.having } : {}),
       ...(safe ? { safe: true } : {}),
     };
   }
 
-  /** ORDER BY, LIMIT and IGNORE/RESPECT NULLS written inside a call's parentheses (or after them). */
-  protected callModifiers(fn: AstFunction, name: string, written: string, scope: Scope): { orderBy?: ir.OrderItem[]; limit?: number; ignoreNulls?: boolean } {
-    const modifiers: { orderBy?: ir.OrderItem[]; limit?: number; ignoreNulls?: boolean } = {};
+  /** A function the catalog does not have: a family Sawmill leaves out, a typo of a known one, or unknown. */
+  protected unknownFunction(name: string, written: string, position: Position | undefined): Error {
+    const family = outOfScopeFamily(name);
+    if (family) return invalidSql(`function ${written} is not supported: Sawmill does not implement BigQuery's ${family}`, position);
+    // A near miss of a function we know is most likely a typo: say so in BigQuery's words.
+    const suggestion = closestName(name, Object.keys(BIGQUERY_FUNCTIONS));
+    if (suggestion) return semanticError(`Function not found: ${written}; Did you mean ${suggestion}?`, position);
+    return invalidSql(`function ${written} is not supported`, position);
+  }
+
+  /** Each clause written in or after the call's parentheses must be one the function takes. */
+  protected checkClauses(
+    entry: FunctionEntry,
+    written: string,
+    position: Position | undefined,
+    call: { distinct: boolean; over: ir.WindowSpec | undefined; modifiers: CallModifiers },
+  ): void {
+    const takes = (clause: Clause) => entry.clauses.has(clause);
+    if (call.over && !takes('over')) throw invalidSql(`${written} is not an aggregate or window function`, position);
+    if (call.distinct && !takes('distinct')) throw invalidSql(`DISTINCT is not allowed in ${written}`, position);
+    const { orderBy, limit, ignoreNulls, having } = call.modifiers;
+    if ((orderBy && !takes('order_by')) || (limit !== undefined && !takes('limit')) || ((orderBy || limit !== undefined) && call.over)) {
+      throw invalidSql(`ORDER BY / LIMIT inside ${written}(…) is not supported`, position);
+    }
+    if (ignoreNulls !== undefined && !takes('null_treatment')) throw invalidSql(`IGNORE/RESPECT NULLS in ${written}(…) is not supported`, position);
+    if (having && (!takes('having') || call.over)) throw invalidSql(`HAVING MAX/MIN in ${written}(…) is not supported`, position);
+  }
+
+  /** Positional and named (`name => value`) arguments; `*` only where the caller handled it. */
+  protected callArguments(fn: AstFunction, name: string): { positional: AstExpr[]; named: Array<{ name: string; value: AstExpr }> } {
+    if (fn.args === 'None') return { positional: [], named: [] };
+    if (!('List' in fn.args)) throw invalidSql(`${name}(subquery) is not supported`, positionOf(fn));
+    const positional: AstExpr[] = [];
+    const named: Array<{ name: string; value: AstExpr }> = [];
+    for (const arg of fn.args.List.args as FunctionArg[]) {
+      if ('Unnamed' in arg && typeof arg.Unnamed === 'object' && 'Expr' in arg.Unnamed) {
+        if (named.length > 0) throw invalidSql(`in ${name}(…), positional arguments come before named ones`, positionOf(arg));
+        positional.push(arg.Unnamed.Expr);
+        continue;
+      }
+      const namedArg = 'Named' in arg ? arg.Named : undefined;
+      const value = namedArg && typeof namedArg.arg === 'object' && 'Expr' in namedArg.arg ? namedArg.arg.Expr : undefined;
+      if (!namedArg || !value || namedArg.operator !== 'RightArrow') throw invalidSql(`this form of argument to ${name} is not supported`, positionOf(fn));
+      const key = namedArg.name.value.toLowerCase();
+      if (named.some((other) => other.name === key)) throw invalidSql(`${name} is given the argument ${key} twice`, positionOf(arg));
+      named.push({ name: key, value });
+    }
+    return { positional, named };
+  }
+
+  /** ORDER BY, LIMIT, IGNORE/RESPECT NULLS and HAVING MAX/MIN written inside a call's parentheses (or after them). */
+  protected callModifiers(fn: AstFunction, name: string, written: string, scope: Scope): CallModifiers {
+    const modifiers: CallModifiers = {};
     const treatment = (value: unknown) => {
       if (value === 'IgnoreNulls' || value === 'RespectNulls') modifiers.ignoreNulls = value === 'IgnoreNulls';
       else if (value !== undefined && value !== null && value !== 'None') throw invalidSql(`this form of ${written} is not supported`, positionOf(fn.name));
@@ -992,16 +1033,22 @@ export class Lowering {
         const limit = integerLiteral(clause.Limit as AstExpr);
         if (limit === undefined || limit < 0) throw invalidSql(`LIMIT inside ${name.toUpperCase()}(…) takes a non-negative integer literal`, positionOf(fn.name));
         modifiers.limit = limit;
+      } else if ('Having' in clause) {
+        const [bound, expr] = clause.Having as [string, AstExpr];
+        modifiers.having = { max: bound === 'Max', expr: this.expr(expr, scope) };
       } else throw invalidSql(`this form of ${written}(…) is not supported`, positionOf(fn.name));
     }
     return modifiers;
   }
 
+  /** A date-part keyword (`HOUR`), or `WEEK(<weekday>)`: weeks that start on that day. */
   protected datePartArgument(ast: AstExpr): ir.Expr {
-    if ('Identifier' in ast && ast.Identifier.quote_style === undefined) {
-      return { kind: 'date_part', part: this.datePartOf(ast.Identifier.value, ast) };
-    }
-    throw invalidSql('expected a date part keyword such as HOUR or DAY', positionOf(ast));
+    if ('Identifier' in ast) return { kind: 'date_part', part: this.datePartOf(ast.Identifier.value, ast) };
+    const fn = (ast as { Function: AstFunction }).Function;
+    const [day] = this.plainArgs(fn, 'WEEK');
+    const weekday = day && 'Identifier' in day ? WEEKDAYS.find((name) => name === day.Identifier.value.toLowerCase()) : undefined;
+    if (!weekday || this.plainArgs(fn, 'WEEK').length !== 1) throw invalidSql('WEEK(<weekday>) takes one of SUNDAY, MONDAY … SATURDAY', positionOf(fn));
+    return { kind: 'date_part', part: 'week', weekStart: weekday };
   }
 
   protected approxQuantiles(fn: AstFunction, scope: Scope, over: ir.WindowSpec | undefined, distinct: boolean): ir.Expr {

@@ -8,8 +8,8 @@
  */
 
 import { andAll, conjunctsOf } from './analysis.ts';
-import type { Emitter } from './emitters.ts';
-import type { SqlFunction } from './functions.ts';
+import { UNKNOWN } from './catalog.ts';
+import type { FunctionRenderings } from './emitters.ts';
 import type * as ir from './ir.ts';
 import { checkOutputLimits } from './output-limits.ts';
 import { invalidSql } from './parse.ts';
@@ -37,7 +37,7 @@ export abstract class SqlPrinter {
   protected readonly quoteIdentifier: (name: string) => string;
   protected readonly quoteString: (value: string) => string;
   /** How the engine spells each allow-listed function. */
-  protected abstract readonly functions: Readonly<Record<SqlFunction, Emitter>>;
+  protected abstract readonly functions: FunctionRenderings;
   /** The keyword of `* EXCEPT (columns)`. */
   protected readonly starExcept: string = 'EXCEPT';
 
@@ -349,8 +349,9 @@ export abstract class SqlPrinter {
 
   private call(expr: ExprOf<'call'>): string {
     checkOutputLimits(expr.fn, expr.args);
-    const emit = this.functions[expr.fn];
-    const printed = emit({
+    const rendering = this.functions[expr.fn];
+    if (typeof rendering !== 'function') throw invalidSql(`${expr.fn.toUpperCase()} is not supported on ${this.engineName}: ${rendering.unsupported}`, expr.at);
+    const printed = rendering({
       args: expr.args.map((arg) => this.argument(arg)),
       raw: expr.args,
       distinct: expr.distinct ? 'DISTINCT ' : '',
@@ -359,6 +360,10 @@ export abstract class SqlPrinter {
       orderBy: expr.orderBy?.length ? ` ORDER BY ${expr.orderBy.map((item) => this.orderItem(item)).join(', ')}` : '',
       ...(expr.limit !== undefined ? { limit: expr.limit } : {}),
       ignoreNulls: expr.ignoreNulls === true,
+      ...(expr.having ? { having: { max: expr.having.max, value: this.expr(expr.having.expr) } } : {}),
+      named: Object.fromEntries((expr.named ?? []).map(({ name, value }) => [name, this.expr(value)])),
+      types: expr.resolved?.args ?? expr.args.map(() => UNKNOWN),
+      result: expr.resolved?.result ?? UNKNOWN,
     });
     return expr.safe ? this.safeCall(printed, expr) : printed;
   }

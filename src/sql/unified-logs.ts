@@ -27,7 +27,7 @@
 
 import type { Column, SqlType, TableShape } from './catalog.ts';
 import { findColumn } from './catalog.ts';
-import type { BigQueryFunction } from './functions.ts';
+import type { BigQueryFunction } from './functions/index.ts';
 import type { TranslateContext } from './index.ts';
 import type { Position } from './ast.ts';
 import type * as ir from './ir.ts';

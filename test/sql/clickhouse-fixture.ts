@@ -8,12 +8,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClickHouseWarehouse } from '../../src/warehouse/clickhouse/adapter.ts';
-import type { FieldType, JsonValue, LogRow, RecordFields } from '../../src/warehouse/types.ts';
-import { FIXTURE_SOURCES } from './fixtures.ts';
+import type { JsonValue, LogRow } from '../../src/warehouse/types.ts';
+import type { TableShape } from '../../src/sql/index.ts';
+import { FIXTURE_SOURCES, fieldsFromDuckdb, fixtureShape } from './fixtures.ts';
 
 export interface ClickHouseFixture {
   warehouse: ClickHouseWarehouse;
   resolveTable(name: string): string | undefined;
+  tableShape(name: string): TableShape | undefined;
   close(): Promise<void>;
 }
 
@@ -37,6 +39,7 @@ export async function openClickHouseFixture(): Promise<ClickHouseFixture> {
   return {
     warehouse,
     resolveTable: (name) => relations.get(name),
+    tableShape: fixtureShape,
     close: async () => {
       await warehouse.close();
       rmSync(directory, { recursive: true, force: true });
@@ -51,47 +54,4 @@ function withoutNulls(value: unknown): unknown {
     return Object.fromEntries(Object.entries(value).flatMap(([key, child]) => (child === null ? [] : [[key, withoutNulls(child)]])));
   }
   return value;
-}
-
-/** The fixture's DuckDB column types (`STRUCT(a VARCHAR, b BIGINT[])[]`, …) as field types. */
-function fieldsFromDuckdb(columns: Record<string, string>): RecordFields {
-  return new Map(Object.entries(columns).map(([name, type]) => [name, parseDuckdbType(type)]));
-}
-
-function parseDuckdbType(text: string): FieldType {
-  const type = text.trim();
-  if (type.endsWith('[]')) {
-    const element = parseDuckdbType(type.slice(0, -2));
-    if (element.kind === 'record') return element;
-    if (element.kind === 'list') throw new Error(`nested list in fixture type ${text}`);
-    return { kind: 'list', element };
-  }
-  if (type.startsWith('STRUCT(')) {
-    const fields = new Map<string, FieldType>();
-    for (const part of splitTopLevel(type.slice('STRUCT('.length, -1))) {
-      const space = part.trim().indexOf(' ');
-      fields.set(part.trim().slice(0, space), parseDuckdbType(part.trim().slice(space + 1)));
-    }
-    return { kind: 'record', fields };
-  }
-  const scalars: Record<string, FieldType> = { VARCHAR: { kind: 'string' }, BIGINT: { kind: 'int' }, DOUBLE: { kind: 'float' }, BOOLEAN: { kind: 'bool' } };
-  const scalar = scalars[type];
-  if (!scalar) throw new Error(`unknown fixture type ${text}`);
-  return scalar;
-}
-
-function splitTopLevel(text: string): string[] {
-  const parts: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let index = 0; index < text.length; index++) {
-    if (text[index] === '(') depth++;
-    else if (text[index] === ')') depth--;
-    else if (text[index] === ',' && depth === 0) {
-      parts.push(text.slice(start, index));
-      start = index + 1;
-    }
-  }
-  parts.push(text.slice(start));
-  return parts;
 }

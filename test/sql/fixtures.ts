@@ -18,6 +18,8 @@ import {
   DuckDBTimestampTZValue,
   DuckDBTimestampValue,
 } from '@duckdb/node-api';
+import { shapeOfSource, type TableShape } from '../../src/sql/index.ts';
+import type { FieldType, RecordFields } from '../../src/warehouse/types.ts';
 
 const SAMPLES = '/work/shared/samples/supabase';
 
@@ -141,6 +143,8 @@ function isObject(value: Json): value is JsonObject {
 export interface Fixture {
   connection: DuckDBConnection;
   resolveTable(name: string): string | undefined;
+  /** The source's columns as the service gives them to the analyzer (from its stored fields). */
+  tableShape(name: string): TableShape | undefined;
   close(): void;
 }
 
@@ -163,6 +167,7 @@ export async function openFixture(): Promise<Fixture> {
   return {
     connection,
     resolveTable: (name) => relations.get(name),
+    tableShape: fixtureShape,
     close: () => {
       connection.closeSync();
       instance.closeSync();
@@ -210,4 +215,53 @@ function isoFromMicros(micros: bigint, zone: string): string {
   const iso = new Date(millis).toISOString().slice(0, 19);
   const fraction = Number(((micros % 1_000_000n) + 1_000_000n) % 1_000_000n);
   return `${iso}${fraction ? `.${String(fraction).padStart(6, '0').replace(/0+$/, '')}` : ''}${zone}`;
+}
+
+/** A fixture source's columns, typed as the service types a source's stored fields. */
+export function fixtureShape(name: string): TableShape | undefined {
+  const source = FIXTURE_SOURCES.find((candidate) => candidate.name === name);
+  return source ? shapeOfSource(fieldsFromDuckdb(source.columns)) : undefined;
+}
+
+/** The fixture's DuckDB column types (`STRUCT(a VARCHAR, b BIGINT[])[]`, …) as field types. */
+export function fieldsFromDuckdb(columns: Record<string, string>): RecordFields {
+  return new Map(Object.entries(columns).map(([name, type]) => [name, parseDuckdbType(type)]));
+}
+
+function parseDuckdbType(text: string): FieldType {
+  const type = text.trim();
+  if (type.endsWith('[]')) {
+    const element = parseDuckdbType(type.slice(0, -2));
+    if (element.kind === 'record') return element;
+    if (element.kind === 'list') throw new Error(`nested list in fixture type ${text}`);
+    return { kind: 'list', element };
+  }
+  if (type.startsWith('STRUCT(')) {
+    const fields = new Map<string, FieldType>();
+    for (const part of splitTopLevel(type.slice('STRUCT('.length, -1))) {
+      const space = part.trim().indexOf(' ');
+      fields.set(part.trim().slice(0, space), parseDuckdbType(part.trim().slice(space + 1)));
+    }
+    return { kind: 'record', fields };
+  }
+  const scalars: Record<string, FieldType> = { VARCHAR: { kind: 'string' }, BIGINT: { kind: 'int' }, DOUBLE: { kind: 'float' }, BOOLEAN: { kind: 'bool' } };
+  const scalar = scalars[type];
+  if (!scalar) throw new Error(`unknown fixture type ${text}`);
+  return scalar;
+}
+
+function splitTopLevel(text: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let index = 0; index < text.length; index++) {
+    if (text[index] === '(') depth++;
+    else if (text[index] === ')') depth--;
+    else if (text[index] === ',' && depth === 0) {
+      parts.push(text.slice(start, index));
+      start = index + 1;
+    }
+  }
+  parts.push(text.slice(start));
+  return parts;
 }

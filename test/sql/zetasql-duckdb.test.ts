@@ -103,7 +103,6 @@ const KNOWN_WRONG: Record<string, string> = {
   "zetasql/struct_queries/struct_equality_null_field": "CASE/NULLIF over structs compare field names in DuckDB; BigQuery compares by position",
   "zetasql/subquery_expression_queries/subquery_expression_correlated_nested_ambiguous_refs": "DuckDB binds the name to a select-list alias where BigQuery means the column of the FROM (needs name resolution)",
   "zetasql/subquery_expression_queries/subquery_expression_correlated_nested_mixed_refs": "DuckDB binds the name to a select-list alias where BigQuery means the column of the FROM (needs name resolution)",
-  "zetasql/timestamp_with_default_time_zone/timestamp_trunc": "TIMESTAMP_TRUNC of an untyped string literal: DuckDB cannot choose the overload (needs types)",
   "zetasql/timezones/extract_datetime_from_timestamp": "time zones written as offsets ('UTC+1234') are BigQuery's, not ICU's",
   "zetasql/timezones/extract_time_from_timestamp": "time zones written as offsets ('UTC+1234') are BigQuery's, not ICU's",
   "zetasql/timezones/parse_timestamp": "time zones written as offsets ('UTC+1234') are BigQuery's, not ICU's",

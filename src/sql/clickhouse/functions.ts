@@ -8,7 +8,7 @@
 import type { AstExpr, AstFunction, Position } from '../ast.ts';
 import { positionOf } from '../ast.ts';
 import { closestName, type SqlType } from '../catalog.ts';
-import type { SqlFunction } from '../functions.ts';
+import type { FunctionName } from '../functions/index.ts';
 import type * as ir from '../ir.ts';
 import { invalidSql } from '../parse.ts';
 import type { TypedParameter } from './parse.ts';
@@ -56,16 +56,16 @@ const MANY = 255;
 
 // ---- tree builders ---------------------------------------------------------------------------
 
-export const callOf = (fn: SqlFunction, ...args: ir.Expr[]): ir.Expr => ({ kind: 'call', fn, args, distinct: false });
+export const callOf = (fn: FunctionName, ...args: ir.Expr[]): ir.Expr => ({ kind: 'call', fn, args, distinct: false });
 const number = (value: number): ir.Expr => ({ kind: 'number', text: String(value) });
 const string = (value: string): ir.Expr => ({ kind: 'string', value });
 const when = (condition: ir.Expr, then: ir.Expr, otherwise?: ir.Expr): ir.Expr => ({ kind: 'case', whens: [{ when: condition, then }], ...(otherwise ? { else: otherwise } : {}) });
 const cast = (expr: ir.Expr, type: ir.TypeName, safe = false): ir.Expr => ({ kind: 'cast', expr, type, safe });
 
 /** Aggregates of numbers, which add up a condition as the number 1 or 0. */
-const NUMERIC_AGGREGATES: ReadonlySet<SqlFunction> = new Set(['sum', 'avg', 'min', 'max', 'stddev_pop', 'stddev_samp', 'var_pop', 'var_samp']);
+const NUMERIC_AGGREGATES: ReadonlySet<FunctionName> = new Set(['sum', 'avg', 'min', 'max', 'stddev_pop', 'stddev_samp', 'var_pop', 'var_samp']);
 
-function aggregate(fn: SqlFunction, call: Call, args: ir.Expr[] = call.args): ir.Expr {
+function aggregate(fn: FunctionName, call: Call, args: ir.Expr[] = call.args): ir.Expr {
   const values = NUMERIC_AGGREGATES.has(fn) ? args.map(numeric) : args;
   return { kind: 'call', fn, args: values, distinct: call.distinct, ...(call.over ? { over: call.over } : {}) };
 }
@@ -78,7 +78,7 @@ export function numeric(expr: ir.Expr): ir.Expr {
 const scalar = (minArgs: number, maxArgs: number, lower: (call: Call) => ir.Expr): FunctionSpec => ({ minArgs, maxArgs, lower });
 const aggregateSpec = (minArgs: number, maxArgs: number, lower: (call: Call) => ir.Expr): FunctionSpec => ({ minArgs, maxArgs, aggregate: true, lower });
 /** A function that is the BigQuery function of another name, argument for argument. */
-const renamed = (fn: SqlFunction, minArgs: number, maxArgs = minArgs): FunctionSpec => scalar(minArgs, maxArgs, (call) => callOf(fn, ...call.args));
+const renamed = (fn: FunctionName, minArgs: number, maxArgs = minArgs): FunctionSpec => scalar(minArgs, maxArgs, (call) => callOf(fn, ...call.args));
 
 const arg = (call: Call, index: number): ir.Expr => {
   const value = call.args[index];
@@ -270,14 +270,8 @@ function toText(call: Call, after: AfterAnalysis): ir.Expr {
   return node;
 }
 
-/** length(x): bytes of a string, elements of an array (by the argument's type, after analysis). */
-function lengthOf(value: ir.Expr, after: AfterAnalysis): ir.Expr {
-  const node = callOf('byte_length', value);
-  after((typeOf) => {
-    if (typeOf(value)?.kind === 'array') become(node, callOf('array_length', value));
-  });
-  return node;
-}
+/** length(x): bytes of a string, elements of an array (the catalog's signature by the argument's type). */
+const lengthOf = (value: ir.Expr): ir.Expr => callOf('length_of', value);
 
 function jsonCall(fn: 'json_extract_string' | 'json_extract_int' | 'json_extract_float' | 'json_extract_bool' | 'json_extract_raw' | 'json_has'): FunctionSpec {
   return scalar(1, MANY, (call): ir.Expr => {
@@ -540,9 +534,9 @@ export const CLICKHOUSE_FUNCTIONS: Record<string, FunctionSpec> = {
 /** Functions whose lowering depends on their arguments' types, known after analysis. */
 const TYPED_FUNCTIONS: Record<string, { minArgs: number; maxArgs: number; lower(call: Call, after: AfterAnalysis): ir.Expr }> = {
   toString: { minArgs: 1, maxArgs: 1, lower: toText },
-  length: { minArgs: 1, maxArgs: 1, lower: (call, after) => lengthOf(arg(call, 0), after) },
-  empty: { minArgs: 1, maxArgs: 1, lower: (call, after) => ({ kind: 'binary', op: '=', left: lengthOf(arg(call, 0), after), right: number(0) }) },
-  notEmpty: { minArgs: 1, maxArgs: 1, lower: (call, after) => ({ kind: 'binary', op: '>', left: lengthOf(arg(call, 0), after), right: number(0) }) },
+  length: { minArgs: 1, maxArgs: 1, lower: (call) => lengthOf(arg(call, 0)) },
+  empty: { minArgs: 1, maxArgs: 1, lower: (call) => ({ kind: 'binary', op: '=', left: lengthOf(arg(call, 0)), right: number(0) }) },
+  notEmpty: { minArgs: 1, maxArgs: 1, lower: (call) => ({ kind: 'binary', op: '>', left: lengthOf(arg(call, 0)), right: number(0) }) },
   ...Object.fromEntries(INTEGER_TYPES.map((type) => [`to${type}`, { minArgs: 1, maxArgs: 1, lower: toInteger }])),
   addSeconds: addInterval('+', 'second'),
   addMinutes: addInterval('+', 'minute'),

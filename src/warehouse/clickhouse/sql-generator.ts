@@ -25,13 +25,12 @@
 
 import { conjunctsOf, isBooleanShaped, namesUsedBy } from '../../sql/analysis.ts';
 import type { SqlDialect } from '../../sql/dialect.ts';
-import type { SqlFunction } from '../../sql/functions.ts';
+import type { FunctionName } from '../../sql/functions/index.ts';
 import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
 import { type ExprOf, type JoinStep, type PlannedFrom, SqlPrinter, isNonZeroNumber, starExpandsUnnestElements, structFieldName, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
 import { planArrayJoins } from './array-join.ts';
-import { CLICKHOUSE_ONLY_EMITTERS } from './clickhouse-functions.ts';
-import { FUNCTION_EMITTERS, intervalUnit } from './sql-functions.ts';
+import { CLICKHOUSE_FUNCTIONS, intervalUnit } from './functions/index.ts';
 
 export function quoteIdentifier(name: string): string {
   return `\`${name.replaceAll('\\', '\\\\').replaceAll('`', '\\`')}\``;
@@ -68,7 +67,7 @@ interface UnnestOnly {
 
 const containsAggregate = (expr: ir.Expr) => namesUsedBy(expr).pinned;
 
-const ARRAY_REDUCERS: Partial<Record<SqlFunction, string>> = {
+const ARRAY_REDUCERS: Partial<Record<FunctionName, string>> = {
   sum: 'sum',
   avg: 'avg',
   min: 'min',
@@ -91,10 +90,11 @@ const TYPE_NAMES: Record<ir.ScalarTypeName, string | undefined> = {
   DATE: 'Date32',
   TIME: undefined,
   JSON: 'String',
+  INTERVAL: undefined,
 };
 
 class ClickHousePrinter extends SqlPrinter {
-  protected override readonly functions = { ...FUNCTION_EMITTERS, ...CLICKHOUSE_ONLY_EMITTERS };
+  protected override readonly functions = CLICKHOUSE_FUNCTIONS;
   protected override readonly fieldFunctions = { byName: 'tupleElement', byPosition: 'tupleElement' };
   protected override readonly engineName = 'ClickHouse';
   /** Per SELECT being printed, innermost last. */

@@ -14,8 +14,7 @@ import type { SqlDialect } from '../../sql/dialect.ts';
 import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
 import { type ExprOf, type PlannedFrom, SqlPrinter, isNonZeroNumber, starExpandsUnnestElements, structFieldName, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
-import { CLICKHOUSE_ONLY_EMITTERS } from './clickhouse-functions.ts';
-import { FUNCTION_EMITTERS, isTimestampTz, sourceTimestampRefs } from './sql-functions.ts';
+import { DUCKDB_FUNCTIONS, isTimestampTz, sourceTimestampRefs } from './functions/index.ts';
 
 export function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
@@ -28,7 +27,7 @@ export function quoteString(value: string): string {
 /**
  * Marks the refs of this SELECT (not of its subqueries) that read a source's fixed `timestamp`
  * column, TIMESTAMPTZ in every segment (layout.ts), so that functions of it can be printed as
- * plain arithmetic on epoch microseconds instead of ICU calendar calls (sql-functions.ts):
+ * plain arithmetic on epoch microseconds instead of ICU calendar calls (functions/time.ts):
  * `alias.timestamp` for an alias bound to a source in this FROM, and a bare `timestamp` when the
  * FROM is one source followed only by UNNESTs (none of them named `timestamp`).
  */
@@ -81,6 +80,7 @@ const TYPE_NAMES: Record<ir.ScalarTypeName, string> = {
   DATE: 'DATE',
   TIME: 'TIME',
   JSON: 'JSON',
+  INTERVAL: 'INTERVAL',
 };
 
 const INTERVAL_FUNCTIONS: Partial<Record<ir.DatePart, string>> = {
@@ -96,7 +96,7 @@ const INTERVAL_FUNCTIONS: Partial<Record<ir.DatePart, string>> = {
 };
 
 class DuckDbPrinter extends SqlPrinter {
-  protected override readonly functions = { ...FUNCTION_EMITTERS, ...CLICKHOUSE_ONLY_EMITTERS };
+  protected override readonly functions = DUCKDB_FUNCTIONS;
   protected override readonly fieldFunctions = { byName: 'struct_extract', byPosition: 'struct_extract_at' };
   protected override readonly starExcept = 'EXCLUDE';
   protected override readonly engineName = 'DuckDB';

@@ -1,11 +1,11 @@
 /**
- * DuckDB's spelling of the ClickHouse-only functions (CLICKHOUSE_ONLY_FUNCTIONS in
- * src/sql/functions.ts), which only ClickHouse SQL reaches: each gives ClickHouse's answer.
+ * DuckDB's spelling of the internal functions (src/sql/functions/families/internal.ts), which
+ * only ClickHouse SQL reaches: each gives ClickHouse's answer.
  */
 
-import { arg, optionalArg, type CallParts, type Emitter } from '../../sql/emitters.ts';
-import type { ClickHouseOnlyFunction } from '../../sql/functions.ts';
-import { jsonPathOf } from '../../sql/clickhouse/json-path.ts';
+import { arg, optionalArg, type CallParts, type Renderings } from '../../../sql/emitters.ts';
+import type { INTERNAL_FUNCTIONS } from '../../../sql/functions/families/internal.ts';
+import { jsonPathOf } from '../../../sql/clickhouse/json-path.ts';
 
 /**
  * ClickHouse's JSONExtract*: NULL for NULL text; for JSON text, the first branch whose condition
@@ -24,8 +24,8 @@ const NUMBER_TYPES = "('BIGINT', 'UBIGINT', 'DOUBLE')";
 const INTEGER_TEXT = "'^[+-]?[0-9]+$'";
 const FLOAT_TEXT = "'^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?$'";
 
-export const CLICKHOUSE_ONLY_EMITTERS: Record<ClickHouseOnlyFunction, Emitter> = {
-  byte_length: (call) => `strlen(${arg(call, 0)})`,
+export const INTERNAL: Renderings<typeof INTERNAL_FUNCTIONS> = {
+  length_of: (call) => (call.types[0]?.kind === 'array' ? `len(${arg(call, 0)})` : `strlen(${arg(call, 0)})`),
   // strpos counts characters; the bytes before the match, plus one, are ClickHouse's offset.
   byte_position: (call) => {
     const found = `strpos(${arg(call, 0)}, ${arg(call, 1)})`;

@@ -1,17 +1,17 @@
 /**
- * ClickHouse's own spelling of the ClickHouse-only functions (CLICKHOUSE_ONLY_FUNCTIONS in
- * src/sql/functions.ts): the functions ClickHouse SQL named, as written.
+ * ClickHouse's own spelling of the internal functions (src/sql/functions/families/internal.ts):
+ * the functions ClickHouse SQL named, as written.
  */
 
-import { arg, optionalArg, type Emitter } from '../../sql/emitters.ts';
-import type { ClickHouseOnlyFunction } from '../../sql/functions.ts';
-import { invalidSql } from '../../sql/parse.ts';
+import { arg, optionalArg, type Emitter, type Renderings } from '../../../sql/emitters.ts';
+import type { INTERNAL_FUNCTIONS } from '../../../sql/functions/families/internal.ts';
+import { invalidSql } from '../../../sql/parse.ts';
 
 const int64 = (inner: string) => `toInt64(${inner})`;
 const all = (name: string): Emitter => (call) => `${name}(${call.args.join(', ')})`;
 
-export const CLICKHOUSE_ONLY_EMITTERS: Record<ClickHouseOnlyFunction, Emitter> = {
-  byte_length: (call) => int64(`length(${arg(call, 0)})`),
+export const INTERNAL: Renderings<typeof INTERNAL_FUNCTIONS> = {
+  length_of: (call) => int64(`length(${arg(call, 0)})`),
   byte_position: (call) => int64(`position(${arg(call, 0)}, ${arg(call, 1)})`),
   quantile_interpolated: (call) => {
     const level = call.raw[1];

@@ -1,0 +1,81 @@
+/**
+ * One catalog entry: a BigQuery function's kind, family, signatures and the clauses a call of it
+ * may carry. Entries are data; the analyzer resolves calls against them (resolve.ts) and each
+ * engine renders every entry (src/warehouse/<engine>/functions/).
+ */
+
+import { parseSignature, type Signature } from './signature.ts';
+
+/** The families of BigQuery's function reference (one catalog file each). */
+export type Family =
+  | 'aggregate'
+  | 'approximate_aggregate'
+  | 'array'
+  | 'bit'
+  | 'conditional'
+  | 'conversion'
+  | 'date'
+  | 'datetime'
+  | 'debugging'
+  | 'hash'
+  | 'interval'
+  | 'json'
+  | 'mathematical'
+  | 'navigation'
+  | 'net'
+  | 'numbering'
+  | 'search'
+  | 'statistical'
+  | 'string'
+  | 'time'
+  | 'time_series'
+  | 'timestamp'
+  | 'utility'
+  /** Functions only the ClickHouse SQL front end puts in a tree; BigQuery SQL cannot name them. */
+  | 'internal';
+
+export type FunctionKind = 'scalar' | 'aggregate' | 'window';
+
+/**
+ * What may be written inside or after a call's parentheses besides its arguments:
+ * `DISTINCT`, `ORDER BY … LIMIT n` (ARRAY_AGG …), `IGNORE/RESPECT NULLS`, `HAVING MAX|MIN y`,
+ * and `OVER (…)` (every aggregate may take one; window functions need one).
+ */
+export type Clause = 'distinct' | 'order_by' | 'limit' | 'null_treatment' | 'having' | 'over';
+
+export interface FunctionEntry {
+  kind: FunctionKind;
+  family: Family;
+  signatures: readonly Signature[];
+  clauses: ReadonlySet<Clause>;
+  /** One line in our words for the docs table (what differs from BigQuery goes in the engines' notes). */
+  summary?: string;
+}
+
+interface EntryOptions {
+  clauses?: readonly Clause[];
+  summary?: string;
+}
+
+function entry(kind: FunctionKind, family: Family, signatures: readonly string[], options: EntryOptions = {}): FunctionEntry {
+  return {
+    kind,
+    family,
+    signatures: signatures.map(parseSignature),
+    clauses: new Set(options.clauses ?? []),
+    ...(options.summary ? { summary: options.summary } : {}),
+  };
+}
+
+/** A scalar function: `scalar('string', ['(STRING) -> INT64', '(BYTES) -> INT64'])`. */
+export const scalar = (family: Family, signatures: readonly string[], options?: EntryOptions) => entry('scalar', family, signatures, options);
+
+/** An aggregate; it takes DISTINCT and OVER unless `clauses` says otherwise. */
+export const aggregate = (family: Family, signatures: readonly string[], options: EntryOptions = {}) =>
+  entry('aggregate', family, signatures, { ...options, clauses: options.clauses ?? ['distinct', 'over'] });
+
+/** A window-only function (RANK, LAG …): OVER is required. */
+export const windowOnly = (family: Family, signatures: readonly string[], options: EntryOptions = {}) =>
+  entry('window', family, signatures, { ...options, clauses: ['over', ...(options.clauses ?? [])] });
+
+export type Catalog = Record<string, FunctionEntry>;

@@ -1,0 +1,9 @@
+/** BigQuery's conditional functions. IF and CASE are special forms (lower.ts turns IF into CASE). */
+
+import { scalar, type Catalog } from '../entry.ts';
+
+export const CONDITIONAL_FUNCTIONS = {
+  coalesce: scalar('conditional', ['(T1, T1...) -> T1']),
+  ifnull: scalar('conditional', ['(T1, T1) -> T1']),
+  nullif: scalar('conditional', ['(T1, T1) -> T1']),
+} satisfies Catalog;

@@ -1,0 +1,189 @@
+/**
+ * Resolving a call against its catalog entry, after ZetaSQL's function resolver: each signature
+ * is tried with BigQuery's coercions (coercion.ts), the cheapest match wins, and a call that
+ * matches none is refused in BigQuery's words, naming the supported signatures.
+ */
+
+import { type SqlType, UNKNOWN, describeType } from '../catalog.ts';
+import type * as ir from '../ir.ts';
+import { type ArgumentType, coercionCost, sameType, supertype } from './coercion.ts';
+import type { FunctionEntry } from './entry.ts';
+import { PART_SETS, type Param, type Signature, type TypePattern, type TypeVariable, describeSignature } from './signature.ts';
+
+/** An argument of a call: its expression (a date part, a literal…) and its type. */
+export interface CallArgument {
+  expr: ir.Expr;
+  type: ArgumentType;
+}
+
+export interface ResolvedCall {
+  /** Index of the matching signature in the entry. */
+  signature: number;
+  /** The type each positional argument takes (its own, or the one it is coerced to). */
+  args: SqlType[];
+  /** The same for named arguments, by name. */
+  named: Record<string, SqlType>;
+  result: SqlType;
+}
+
+export type Resolution = { ok: true; call: ResolvedCall } | { ok: false; message: string };
+
+export function resolveCall(name: string, entry: FunctionEntry, args: readonly CallArgument[], named: ReadonlyMap<string, CallArgument>): Resolution {
+  let best: { call: ResolvedCall; cost: number } | undefined;
+  entry.signatures.forEach((signature, index) => {
+    const match = matchSignature(signature, args, named);
+    if (!match) return;
+    if (!best || match.cost < best.cost) best = { call: { ...match.call, signature: index }, cost: match.cost };
+    // Arguments of unknown type can fit several signatures: their result is unknown too.
+    else if (match.cost === best.cost && !sameType(match.call.result, best.call.result)) best.call.result = UNKNOWN;
+  });
+  if (best) return { ok: true, call: best.call };
+  return { ok: false, message: noMatchingSignature(name, entry, args, named) };
+}
+
+interface Match {
+  call: Omit<ResolvedCall, 'signature'>;
+  cost: number;
+}
+
+/** Which parameter each positional argument fills, or undefined when the count does not fit. */
+function assignPositional(params: readonly Param[], count: number): Param[] | undefined {
+  const positional = params.filter((param) => !param.namedOnly);
+  const required = positional.filter((param) => !param.optional).length;
+  if (count < required) return undefined;
+  const assigned: Param[] = [];
+  let spare = count - required;
+  for (const param of positional) {
+    if (assigned.length === count) break;
+    if (param.repeated) {
+      while (assigned.length < count) assigned.push(param);
+      break;
+    }
+    if (param.optional) {
+      if (spare === 0) continue;
+      spare--;
+    }
+    assigned.push(param);
+  }
+  return assigned.length === count ? assigned : undefined;
+}
+
+function matchSignature(signature: Signature, args: readonly CallArgument[], named: ReadonlyMap<string, CallArgument>): Match | undefined {
+  const positional = assignPositional(signature.params, args.length);
+  if (!positional) return undefined;
+  const pairs: Array<{ arg: CallArgument; param: Param }> = args.map((arg, index) => ({ arg, param: positional[index]! }));
+  for (const [name, arg] of named) {
+    const param = signature.params.find((candidate) => candidate.name === name);
+    if (!param || positional.includes(param)) return undefined;
+    pairs.push({ arg, param });
+  }
+  if (pairs.some(({ arg, param }) => !fitsForm(arg, param))) return undefined;
+
+  const bindings = bindVariables(pairs);
+  if (!bindings) return undefined;
+  let cost = 0;
+  const targets: SqlType[] = [];
+  for (const { arg, param } of pairs) {
+    if (param.type.kind === 'part') {
+      targets.push(UNKNOWN);
+      continue;
+    }
+    const target = instantiate(param.type, bindings);
+    const step = coercionCost(arg.type, target);
+    if (step === undefined) return undefined;
+    cost += step;
+    targets.push(target);
+  }
+  const namedTargets: Record<string, SqlType> = {};
+  [...named.keys()].forEach((name, index) => (namedTargets[name] = targets[args.length + index]!));
+  return { call: { args: targets.slice(0, args.length), named: namedTargets, result: instantiate(signature.result, bindings) }, cost };
+}
+
+/** Date parts only where a date part is taken, and the part must be one the signature allows. */
+function fitsForm(arg: CallArgument, param: Param): boolean {
+  if (param.type.kind === 'part') {
+    if (arg.expr.kind !== 'date_part') return false;
+    const parts = PART_SETS[param.type.set];
+    return parts.has(arg.expr.part) && (arg.expr.weekStart === undefined || parts.has('week'));
+  }
+  if (arg.expr.kind === 'date_part') return false;
+  if (param.type.kind === 'any_struct' && arg.type.type.kind !== 'struct' && arg.type.type.kind !== 'unknown' && arg.type.literal !== 'null') return false;
+  return !param.constant || isConstant(arg.expr);
+}
+
+function isConstant(expr: ir.Expr): boolean {
+  switch (expr.kind) {
+    case 'number':
+    case 'string':
+    case 'bool':
+    case 'null':
+    case 'typed_literal':
+    case 'param':
+      return true;
+    case 'negate':
+    case 'cast':
+      return isConstant(expr.expr);
+    default:
+      return false;
+  }
+}
+
+type Bindings = Map<TypeVariable, SqlType>;
+
+/** The type each variable (T1, T2) stands for: the supertype of the arguments it appears in. */
+function bindVariables(pairs: ReadonlyArray<{ arg: CallArgument; param: Param }>): Bindings | undefined {
+  const seen = new Map<TypeVariable, ArgumentType[]>();
+  const collect = (pattern: TypePattern, arg: ArgumentType): boolean => {
+    if (pattern.kind === 'var') {
+      seen.set(pattern.name, [...(seen.get(pattern.name) ?? []), arg]);
+      return true;
+    }
+    if (pattern.kind === 'array') {
+      const type = arg.type;
+      if (type.kind === 'array') return collect(pattern.element, { type: type.element });
+      return type.kind === 'unknown' || arg.literal === 'null' || arg.literal === 'empty_array';
+    }
+    return true;
+  };
+  for (const { arg, param } of pairs) if (!collect(param.type, arg.type)) return undefined;
+  const bindings: Bindings = new Map();
+  for (const [name, types] of seen) {
+    const common = supertype(types);
+    if (!common) return undefined;
+    bindings.set(name, common);
+  }
+  return bindings;
+}
+
+/** A pattern with its variables replaced by what they are bound to (UNKNOWN when unbound). */
+export function instantiate(pattern: TypePattern, bindings: ReadonlyMap<TypeVariable, SqlType>): SqlType {
+  switch (pattern.kind) {
+    case 'scalar':
+      return { kind: 'scalar', name: pattern.name };
+    case 'array':
+      return { kind: 'array', element: instantiate(pattern.element, bindings) };
+    case 'struct':
+      return { kind: 'struct', fields: pattern.fields.map((field) => ({ name: field.name, type: instantiate(field.type, bindings) })) };
+    case 'var':
+      return bindings.get(pattern.name) ?? UNKNOWN;
+    case 'any':
+    case 'any_struct':
+    case 'part':
+      return UNKNOWN;
+  }
+}
+
+/** BigQuery's message: `No matching signature for function X for argument types: A, B. Supported signature(s): …`. */
+function noMatchingSignature(name: string, entry: FunctionEntry, args: readonly CallArgument[], named: ReadonlyMap<string, CallArgument>): string {
+  const upper = name.toUpperCase();
+  const types = [...args.map((arg) => describeArgument(arg)), ...[...named].map(([key, arg]) => `${key} => ${describeArgument(arg)}`)];
+  const given = types.length === 0 ? 'with no arguments' : `for argument types: ${types.join(', ')}`;
+  const supported = entry.signatures.map((signature) => describeSignature(upper, signature));
+  return `No matching signature for function ${upper} ${given}. Supported signature${supported.length > 1 ? 's' : ''}: ${supported.join('; ')}`;
+}
+
+function describeArgument(arg: CallArgument): string {
+  if (arg.expr.kind === 'date_part') return 'DATE_TIME_PART';
+  if (arg.type.literal === 'null') return 'NULL';
+  return describeType(arg.type.type);
+}

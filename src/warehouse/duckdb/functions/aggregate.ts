@@ -1,0 +1,81 @@
+/** DuckDB renderings of BigQuery's aggregate, approximate aggregate and statistical functions. */
+
+import { arg, optionalArg, PORTABLE_EMITTERS, same, type CallParts, type Emitter, type Renderings } from '../../../sql/emitters.ts';
+import type { AGGREGATE_FUNCTIONS } from '../../../sql/functions/families/aggregate.ts';
+import type { APPROXIMATE_AGGREGATE_FUNCTIONS } from '../../../sql/functions/families/approximate.ts';
+import type { STATISTICAL_FUNCTIONS } from '../../../sql/functions/families/statistical.ts';
+
+/**
+ * The list an ARRAY_AGG-like aggregate collects: in its ORDER BY, without NULLs when asked (LIMIT
+ * is applied by `limited`, as DuckDB's list() has none).
+ */
+function collected(call: CallParts, skipNulls: boolean): string {
+  const value = arg(call, 0);
+  return `list(${call.distinct}${value}${call.orderBy})${skipNulls ? ` FILTER (WHERE ${value} IS NOT NULL)` : ''}${call.over}`;
+}
+
+const limited = (call: CallParts, list: string) => (call.limit === undefined ? list : `(${list})[1:${call.limit}]`);
+
+/**
+ * APPROX_TOP_COUNT(x, n), exactly: the n most frequent values (NULL counts as one) with their
+ * counts, most frequent first, as [{value, count}]; NULL over no rows. histogram() counts the
+ * values but skips NULL, so NULL's count is added from count(*) - count(x). Sorting on the
+ * negated count (then the value) puts the most frequent first.
+ */
+function approxTopCount(call: CallParts): string {
+  const [value, n] = [arg(call, 0), arg(call, 1)];
+  const rows = `count(*)${call.over}`;
+  const nulls = `(${rows} - count(${value})${call.over})`;
+  const counted = `list_transform(map_entries(histogram(${value})${call.over}), e -> {'c': -CAST(e.value AS BIGINT), 'v': e.key})`;
+  const withNull = `list_concat(${counted}, CASE WHEN ${nulls} > 0 THEN [{'c': -${nulls}, 'v': NULL}] ELSE [] END)`;
+  const top = `list_transform(list_sort(${withNull})[1:CAST(${n} AS BIGINT)], e -> {'value': e.v, 'count': -e.c})`;
+  return `(CASE WHEN ${rows} = 0 THEN NULL ELSE ${top} END)`;
+}
+
+/** BigQuery's CORR and COVAR_SAMP are NULL below two pairs (DuckDB's CORR gives NaN). */
+const pairStatistic =
+  (name: string, minimumPairs: number): Emitter =>
+  (call) =>
+    `(CASE WHEN regr_count(${arg(call, 0)}, ${arg(call, 1)})${call.over} < ${minimumPairs} THEN NULL ELSE ${name}(${arg(call, 0)}, ${arg(call, 1)})${call.over} END)`;
+
+export const AGGREGATE: Renderings<typeof AGGREGATE_FUNCTIONS> = {
+  // HAVING MAX y: the value of a row where y is largest; the value may be NULL, rows where y is are skipped.
+  any_value: (call) => (call.having ? `${call.having.max ? 'arg_max_null' : 'arg_min_null'}(${arg(call, 0)}, ${call.having.value})${call.over}` : same('any_value')(call)),
+  array_agg: (call) => limited(call, collected(call, call.ignoreNulls)),
+  // NULL arrays are skipped; no rows (or only NULL arrays) give NULL.
+  array_concat_agg: (call) => `flatten(${limited(call, collected(call, true))})`,
+  avg: PORTABLE_EMITTERS.avg,
+  bit_and: same('bit_and'),
+  bit_or: same('bit_or'),
+  bit_xor: same('bit_xor'),
+  count: (call) => (call.star ? `count(*)${call.over}` : same('count')(call)),
+  // 0 over no rows, as COUNT (DuckDB's count_if gives NULL there).
+  countif: (call) => `coalesce(${same('count_if')(call)}, 0)`,
+  logical_and: same('bool_and'),
+  logical_or: same('bool_or'),
+  max: PORTABLE_EMITTERS.max,
+  min: PORTABLE_EMITTERS.min,
+  string_agg: (call) => {
+    const separator = optionalArg(call, 1) ?? "','";
+    if (call.limit !== undefined) return `array_to_string(${limited(call, collected(call, true))}, ${separator})`;
+    return `string_agg(${call.distinct}${arg(call, 0)}, ${separator}${call.orderBy})${call.over}`;
+  },
+  sum: PORTABLE_EMITTERS.sum,
+};
+
+export const APPROXIMATE_AGGREGATE: Renderings<typeof APPROXIMATE_AGGREGATE_FUNCTIONS> = {
+  approx_count_distinct: same('approx_count_distinct'),
+  approx_top_count: approxTopCount,
+};
+
+export const STATISTICAL: Renderings<typeof STATISTICAL_FUNCTIONS> = {
+  corr: pairStatistic('corr', 2),
+  covar_pop: (call) => `covar_pop(${arg(call, 0)}, ${arg(call, 1)})${call.over}`,
+  covar_samp: pairStatistic('covar_samp', 2),
+  stddev: same('stddev_samp'),
+  stddev_pop: same('stddev_pop'),
+  stddev_samp: same('stddev_samp'),
+  var_pop: same('var_pop'),
+  var_samp: same('var_samp'),
+  variance: same('var_samp'),
+};

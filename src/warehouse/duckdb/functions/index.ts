@@ -1,0 +1,34 @@
+/**
+ * DuckDB's rendering of every catalog entry (src/sql/functions/): a missing one is a compile
+ * error, and an entry DuckDB cannot give BigQuery's answer for says why (`unsupported`).
+ */
+
+import type { FunctionRenderings } from '../../../sql/emitters.ts';
+import { AGGREGATE, APPROXIMATE_AGGREGATE, STATISTICAL } from './aggregate.ts';
+import { ARRAY } from './array.ts';
+import { INTERNAL } from './internal.ts';
+import { JSON } from './json.ts';
+import { CONDITIONAL, MATHEMATICAL } from './math.ts';
+import { STRING } from './string.ts';
+import { DATE, DATETIME, TIME, TIMESTAMP } from './time.ts';
+import { NAVIGATION, NUMBERING } from './window.ts';
+
+export { isTimestampTz, sourceTimestampRefs } from './time.ts';
+
+export const DUCKDB_FUNCTIONS: FunctionRenderings = {
+  ...AGGREGATE,
+  ...APPROXIMATE_AGGREGATE,
+  ...ARRAY,
+  ...CONDITIONAL,
+  ...DATE,
+  ...DATETIME,
+  ...INTERNAL,
+  ...JSON,
+  ...MATHEMATICAL,
+  ...NAVIGATION,
+  ...NUMBERING,
+  ...STATISTICAL,
+  ...STRING,
+  ...TIME,
+  ...TIMESTAMP,
+};
