@@ -3,7 +3,7 @@
 import { aggregate, type Catalog } from '../entry.ts';
 
 export const AGGREGATE_FUNCTIONS = {
-  any_value: aggregate('aggregate', ['(T1) -> T1'], { clauses: ['over', 'having'] }),
+  any_value: aggregate('aggregate', ['(T1) -> T1'], { clauses: ['distinct', 'over', 'having'] }),
   array_agg: aggregate('aggregate', ['(T1) -> ARRAY<T1>'], { clauses: ['distinct', 'order_by', 'limit', 'null_treatment', 'over'] }),
   array_concat_agg: aggregate('aggregate', ['(ARRAY<T1>) -> ARRAY<T1>'], { clauses: ['order_by', 'limit', 'over'] }),
   avg: aggregate('aggregate', ['(INT64) -> FLOAT64', '(NUMERIC) -> NUMERIC', '(BIGNUMERIC) -> BIGNUMERIC', '(FLOAT64) -> FLOAT64']),
