@@ -39,6 +39,12 @@ export interface ValueVariants {
   TripleDoubleQuotedString: string;
   SingleQuotedRawStringLiteral: string;
   DoubleQuotedRawStringLiteral: string;
+  SingleQuotedByteStringLiteral: string;
+  DoubleQuotedByteStringLiteral: string;
+  TripleSingleQuotedByteStringLiteral: string;
+  TripleDoubleQuotedByteStringLiteral: string;
+  SingleQuotedRawByteStringLiteral: string;
+  DoubleQuotedRawByteStringLiteral: string;
   Boolean: boolean;
   Null: null;
   Placeholder: string;

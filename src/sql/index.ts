@@ -56,16 +56,14 @@ function lowerIn(parsed: ParsedQuery, options: LowerOptions) {
   return lowered;
 }
 
-/** Analyze, then let the front ends rewrite what needed types. */
-function analyzeFor(parsed: ParsedQuery[], query: ir.Query, ctx: TranslateContext): void {
+/** Analyze, then let the front ends rewrite what needed types; the query's output columns. */
+function analyzeFor(parsed: ParsedQuery[], query: ir.Query, ctx: TranslateContext): TableShape {
   const rewrites = parsed.filter((item) => item.afterAnalysis);
-  if (rewrites.length === 0) {
-    analyze(query, analyzeOptions(ctx));
-    return;
-  }
+  if (rewrites.length === 0) return analyze(query, analyzeOptions(ctx));
   const types = new WeakMap<ir.Expr, SqlType>();
-  analyze(query, { ...analyzeOptions(ctx), typed: (expr, type) => types.set(expr, type) });
+  const output = analyze(query, { ...analyzeOptions(ctx), typed: (expr, type) => types.set(expr, type) });
   for (const item of rewrites) item.afterAnalysis?.((expr) => types.get(expr));
+  return output;
 }
 
 export interface TranslateContext {
@@ -128,8 +126,8 @@ export function translate(sql: string, dialect: SqlDialect, ctx: TranslateContex
   const parsed = frontEnd(language).parse(sql);
   const lowered = lowerIn(parsed, { resolveTable: logs.resolveTable, tableNames: () => (ctx.unifiedLogs?.only ? [] : (ctx.tableNames?.() ?? [])) });
   const windowParameters = expandUnifiedLogs(lowered.query, logs.sources, ctx.unifiedLogs);
-  analyzeFor([parsed], lowered.query, ctx);
-  return { sql: dialect.generate(lowered.query), parameters: [...new Set([...lowered.parameters, ...windowParameters])] };
+  const output = analyzeFor([parsed], lowered.query, ctx);
+  return { sql: dialect.generate(lowered.query, output), parameters: [...new Set([...lowered.parameters, ...windowParameters])] };
 }
 
 /**
@@ -167,9 +165,9 @@ export function translateSandboxed(endpointSql: string, consumerSql: string, dia
   if (readsOptionalTable) return { sql: dialect.generate(NO_ROWS), parameters: [] };
   const query = { ...consumer.query, ctes: [...withoutShadowed(endpoint.ctes, consumer.query.ctes), ...consumer.query.ctes] };
   const windowParameters = expandUnifiedLogs(query, logs.sources, ctx.unifiedLogs);
-  analyzeFor([endpointParsed, consumerParsed], query, ctx);
+  const output = analyzeFor([endpointParsed, consumerParsed], query, ctx);
   const parameters = [...new Set([...endpoint.parameters, ...consumer.parameters, ...windowParameters])];
-  return { sql: dialect.generate(query), parameters };
+  return { sql: dialect.generate(query, output), parameters };
 }
 
 /**

@@ -733,6 +733,14 @@ export class Lowering {
       case 'SingleQuotedRawStringLiteral':
       case 'DoubleQuotedRawStringLiteral':
         return { kind: 'string', value: body };
+      // Bytes literals arrive as the hex of their bytes (preparse.ts).
+      case 'SingleQuotedByteStringLiteral':
+      case 'DoubleQuotedByteStringLiteral':
+      case 'TripleSingleQuotedByteStringLiteral':
+      case 'TripleDoubleQuotedByteStringLiteral':
+      case 'SingleQuotedRawByteStringLiteral':
+      case 'DoubleQuotedRawByteStringLiteral':
+        return { kind: 'typed_literal', type: 'BYTES', value: String(body) };
       case 'Boolean':
         return { kind: 'bool', value: body };
       case 'Null':

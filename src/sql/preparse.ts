@@ -8,6 +8,9 @@
  *   ARRAY<T>)`, which the lowering turns back into a literal of that type (lower.ts typedValue).
  * - The escapes `\xhh`, `\uhhhh`, `\Uhhhhhhhh` and `\ooo` in string literals (the grammar drops
  *   the backslash and keeps the digits) become the characters they stand for.
+ * - A bytes literal (`b'…'`, `B"…"`, `rb'…'`, triple-quoted too) becomes `b'<hex of its bytes>'`:
+ *   its escapes stand for bytes (`b'\xff'` is one byte), which the grammar would turn into
+ *   characters. The lowering reads every bytes literal as hex (lower.ts).
  */
 
 export function rewriteBeforeParse(sql: string): string {
@@ -110,7 +113,7 @@ function lineEnd(sql: string, index: number): number {
 const CODE_ESCAPE = /\\(?:x([0-9A-Fa-f]{2})|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|([0-7]{3}))/g;
 
 function decodeCodeEscapes(sql: string): string {
-  if (!/\\[xuU0-7]/.test(sql)) return sql;
+  if (!/\\[xuU0-7]/.test(sql) && !/(^|[^A-Za-z0-9_])[rR]?[bB][rR]?['"]/.test(sql)) return sql;
   let out = '';
   let index = 0;
   while (index < sql.length) {
@@ -121,8 +124,12 @@ function decodeCodeEscapes(sql: string): string {
       continue;
     }
     const text = sql.slice(index, end);
-    const raw = index > 0 && /[rR]/.test(sql[index - 1]!) && !(index > 1 && /[A-Za-z0-9_]/.test(sql[index - 2]!));
-    out += (sql[index] === "'" || sql[index] === '"') && !raw ? decodeLiteral(text) : text;
+    const prefix = literalPrefix(sql, index);
+    if (prefix.includes('b') && (sql[index] === "'" || sql[index] === '"')) {
+      // The grammar reads `b'…'` only, so the prefix is written again without `r`.
+      out = `${out.slice(0, out.length - prefix.length)}b'${bytesOf(text, prefix.includes('r')).toString('hex')}'`;
+    }
+    else out += (sql[index] === "'" || sql[index] === '"') && !prefix.includes('r') ? decodeLiteral(text) : text;
     index = end;
   }
   return out;
@@ -139,4 +146,43 @@ function decodeLiteral(literal: string): string {
     if (code < 0x20 || code > 0x10ffff) return escape;
     return String.fromCodePoint(code);
   });
+}
+
+/** The letters (`r`, `b`, lower case) written right before the quote at `index`, when they are a literal's prefix. */
+function literalPrefix(sql: string, index: number): string {
+  const match = /(?:^|[^A-Za-z0-9_])([rRbB]{1,2})$/.exec(sql.slice(Math.max(0, index - 3), index));
+  return match ? match[1]!.toLowerCase() : '';
+}
+
+const BYTE_ESCAPES: Record<string, number> = { a: 7, b: 8, f: 12, n: 10, r: 13, t: 9, v: 11, '\\': 92, "'": 39, '"': 34, '`': 96, '?': 63 };
+
+/** The bytes a bytes literal stands for, quotes included in `literal`: escapes are bytes, other text is UTF-8. */
+function bytesOf(literal: string, raw: boolean): Buffer {
+  const quote = literal.startsWith(literal[0]!.repeat(3)) && literal.length >= 6 ? literal[0]!.repeat(3) : literal[0]!;
+  const body = literal.slice(quote.length, literal.length - quote.length);
+  if (raw) return Buffer.from(body, 'utf8');
+  const bytes: number[] = [];
+  for (let index = 0; index < body.length; index++) {
+    const char = body[index]!;
+    if (char !== '\\') {
+      const point = body.codePointAt(index)!;
+      bytes.push(...Buffer.from(String.fromCodePoint(point), 'utf8'));
+      if (point > 0xffff) index++;
+      continue;
+    }
+    const next = body[index + 1] ?? '';
+    const hex = /^[xX]([0-9A-Fa-f]{2})/.exec(body.slice(index + 1));
+    const octal = /^[0-7]{3}/.exec(body.slice(index + 1));
+    if (hex) {
+      bytes.push(parseInt(hex[1]!, 16));
+      index += 3;
+    } else if (octal) {
+      bytes.push(parseInt(octal[0], 8) & 0xff);
+      index += 3;
+    } else {
+      bytes.push(BYTE_ESCAPES[next] ?? next.charCodeAt(0));
+      index += 1;
+    }
+  }
+  return Buffer.from(bytes);
 }

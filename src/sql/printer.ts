@@ -8,7 +8,7 @@
  */
 
 import { andAll, conjunctsOf } from './analysis.ts';
-import { UNKNOWN } from './catalog.ts';
+import { type TableShape, UNKNOWN } from './catalog.ts';
 import type { FunctionRenderings } from './emitters.ts';
 import type * as ir from './ir.ts';
 import { checkOutputLimits } from './output-limits.ts';
@@ -46,10 +46,18 @@ export abstract class SqlPrinter {
     this.quoteString = quoting.string;
   }
 
-  /** One statement of the engine's SQL for a validated query. */
-  print(query: ir.Query): string {
-    return this.query(query);
+  /** One statement of the engine's SQL for a validated query; `output` as SqlDialect.generate takes it. */
+  print(query: ir.Query, output?: TableShape): string {
+    const sql = this.query(query);
+    const bytes = (output?.columns ?? []).filter((column) => column.type.kind === 'scalar' && column.type.name === 'BYTES');
+    if (bytes.length === 0) return sql;
+    // BYTES go out as base64 text, as BigQuery's REST API sends them.
+    const replaced = bytes.map((column) => `${this.base64(this.quoteIdentifier(column.name))} AS ${this.quoteIdentifier(column.name)}`);
+    return `SELECT * REPLACE (${replaced.join(', ')}) FROM (${sql}) AS ${this.quoteIdentifier('__result')}`;
   }
+
+  /** The engine's base64 text of a BYTES value. */
+  protected abstract base64(value: string): string;
 
   // ---- what every engine spells its own way -----------------------------------------------
 
@@ -203,7 +211,8 @@ export abstract class SqlPrinter {
       case 'null':
         return 'NULL';
       case 'typed_literal':
-        return this.typedLiteral(expr.type, this.quoteString(expr.value));
+        // A BYTES literal's value is the hex of its bytes (lower.ts); both engines read it with unhex.
+        return expr.type === 'BYTES' ? `unhex(${this.quoteString(expr.value)})` : this.typedLiteral(expr.type, this.quoteString(expr.value));
       case 'param':
         return this.param(expr.name);
       case 'binary':

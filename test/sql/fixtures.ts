@@ -19,6 +19,7 @@ import {
   DuckDBTimestampValue,
 } from '@duckdb/node-api';
 import { shapeOfSource, type TableShape } from '../../src/sql/index.ts';
+import { registerJsFunctions } from '../../src/warehouse/duckdb/functions/udfs.ts';
 import type { FieldType, RecordFields } from '../../src/warehouse/types.ts';
 
 const SAMPLES = '/work/shared/samples/supabase';
@@ -156,6 +157,7 @@ export async function openFixture(): Promise<Fixture> {
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   await connection.run("SET TimeZone='UTC'");
+  registerJsFunctions(connection);
   const directory = mkdtempSync(join(tmpdir(), 'sawmill-sql-'));
   try {
     for (const source of FIXTURE_SOURCES) await loadSource(connection, source, directory);

@@ -14,9 +14,12 @@ import type { Catalog, FunctionEntry } from './entry.ts';
 import { AGGREGATE_FUNCTIONS } from './families/aggregate.ts';
 import { APPROXIMATE_AGGREGATE_FUNCTIONS } from './families/approximate.ts';
 import { ARRAY_FUNCTIONS } from './families/array.ts';
+import { BIT_FUNCTIONS } from './families/bit.ts';
 import { CONDITIONAL_FUNCTIONS } from './families/conditional.ts';
 import { DATE_FUNCTIONS } from './families/date.ts';
 import { DATETIME_FUNCTIONS } from './families/datetime.ts';
+import { ENCODING_FUNCTIONS } from './families/encoding.ts';
+import { HASH_FUNCTIONS } from './families/hash.ts';
 import { INTERNAL_FUNCTIONS } from './families/internal.ts';
 import { JSON_FUNCTIONS } from './families/json.ts';
 import { MATHEMATICAL_FUNCTIONS } from './families/mathematical.ts';
@@ -26,6 +29,7 @@ import { STATISTICAL_FUNCTIONS } from './families/statistical.ts';
 import { STRING_FUNCTIONS } from './families/string.ts';
 import { TIME_FUNCTIONS } from './families/time.ts';
 import { TIMESTAMP_FUNCTIONS } from './families/timestamp.ts';
+import { DEBUGGING_FUNCTIONS, UTILITY_FUNCTIONS } from './families/utility.ts';
 
 export type { Clause, Family, FunctionEntry, FunctionKind } from './entry.ts';
 export type { Signature, TypePattern } from './signature.ts';
@@ -38,9 +42,13 @@ export const BIGQUERY_FUNCTIONS = {
   ...AGGREGATE_FUNCTIONS,
   ...APPROXIMATE_AGGREGATE_FUNCTIONS,
   ...ARRAY_FUNCTIONS,
+  ...BIT_FUNCTIONS,
   ...CONDITIONAL_FUNCTIONS,
   ...DATE_FUNCTIONS,
   ...DATETIME_FUNCTIONS,
+  ...DEBUGGING_FUNCTIONS,
+  ...ENCODING_FUNCTIONS,
+  ...HASH_FUNCTIONS,
   ...JSON_FUNCTIONS,
   ...MATHEMATICAL_FUNCTIONS,
   ...NAVIGATION_FUNCTIONS,
@@ -49,6 +57,7 @@ export const BIGQUERY_FUNCTIONS = {
   ...STRING_FUNCTIONS,
   ...TIME_FUNCTIONS,
   ...TIMESTAMP_FUNCTIONS,
+  ...UTILITY_FUNCTIONS,
 } satisfies Catalog;
 
 export type BigQueryFunction = keyof typeof BIGQUERY_FUNCTIONS;

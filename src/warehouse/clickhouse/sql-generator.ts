@@ -25,6 +25,7 @@
 
 import { conjunctsOf, isBooleanShaped, namesUsedBy } from '../../sql/analysis.ts';
 import type { SqlDialect } from '../../sql/dialect.ts';
+import type { TableShape } from '../../sql/catalog.ts';
 import type { FunctionName } from '../../sql/functions/index.ts';
 import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
@@ -106,9 +107,9 @@ class ClickHousePrinter extends SqlPrinter {
     super({ identifier: quoteIdentifier, string: quoteString });
   }
 
-  override print(query: ir.Query): string {
+  override print(query: ir.Query, output?: TableShape): string {
     this.anonymousSubqueries = 0;
-    return super.print(query);
+    return super.print(query, output);
   }
 
   /** ClickHouse needs a name for every subquery joined; BigQuery lets them go without one. */
@@ -284,6 +285,10 @@ class ClickHousePrinter extends SqlPrinter {
 
   protected override bool(value: boolean): string {
     return value ? 'true' : 'false';
+  }
+
+  protected override base64(value: string): string {
+    return `base64Encode(${value})`;
   }
 
   protected override typedLiteral(type: ir.ScalarTypeName, quoted: string): string {
@@ -476,7 +481,7 @@ const wholeRecordPrinter = new ClickHousePrinter(false);
 
 export const clickhouseDialect: SqlDialect = {
   name: 'clickhouse',
-  generate: (query) => subcolumnPrinter.print(query),
+  generate: (query, output) => subcolumnPrinter.print(query, output),
 };
 
 /**
@@ -485,5 +490,5 @@ export const clickhouseDialect: SqlDialect = {
  */
 export const wholeRecordDialect: SqlDialect = {
   name: 'clickhouse',
-  generate: (query) => wholeRecordPrinter.print(query),
+  generate: (query, output) => wholeRecordPrinter.print(query, output),
 };

@@ -26,6 +26,7 @@ import { queriesBusy, ReaderPool } from './reader-pool.ts';
 import { stageBatch } from './staging.ts';
 import { stageFittingRows } from '../staged-rows.ts';
 import { duckdbType, fieldTypeFromDuckdb, quoteIdent } from './types.ts';
+import { registerJsFunctions } from './functions/udfs.ts';
 
 export interface DuckDbOptions {
   /** Database file; ':memory:' for none. */
@@ -638,8 +639,9 @@ function insertFromFileSql(segment: Segment, file: string, fields: RecordFields,
   );
 }
 
-/** Settings that hold for every connection: UTC time, no reach outside the staging folder. */
+/** Settings that hold for every connection: UTC time, no reach outside the staging folder; the functions written in JavaScript. */
 async function lockDown(connection: DuckDBConnection, stagingDir: string): Promise<void> {
+  registerJsFunctions(connection);
   await connection.run(`SET GLOBAL TimeZone = 'UTC'`);
   await connection.run(`SET GLOBAL allowed_directories = [${sqlString(stagingDir.endsWith('/') ? stagingDir : `${stagingDir}/`)}]`);
   await connection.run(`SET GLOBAL enable_external_access = false`);

@@ -39,7 +39,7 @@ export interface Promotion {
 
 /** The DuckDB printer with this rewrite in front; `lookup` finds a relation's promotion. */
 export function promotingDialect(lookup: (relation: string) => Promotion | undefined): SqlDialect {
-  return { name: duckdbDialect.name, generate: (query) => duckdbDialect.generate(rewritePromoted(query, lookup)) };
+  return { name: duckdbDialect.name, generate: (query, output) => duckdbDialect.generate(rewritePromoted(query, lookup), output) };
 }
 
 export function rewritePromoted(query: ir.Query, lookup: (relation: string) => Promotion | undefined): ir.Query {

@@ -228,7 +228,14 @@ class DuckDbPrinter extends SqlPrinter {
     return `STRUCT(${type.struct.map((field, index) => `${quoteIdentifier(structFieldName(field.name, index))} ${this.type(field.type)}`).join(', ')})`;
   }
 
+  protected override base64(value: string): string {
+    return `base64(${value})`;
+  }
+
   protected override cast(expr: ExprOf<'cast'>): string {
+    // Text and bytes convert as UTF-8 (DuckDB's VARCHAR -> BLOB cast reads escapes, and refuses non-ASCII).
+    if (expr.type === 'BYTES' && expr.from === 'STRING') return `encode(${this.expr(expr.expr)})`;
+    if (expr.type === 'STRING' && expr.from === 'BYTES') return `decode(${this.expr(expr.expr)})`;
     if (expr.type !== 'STRING' || !(expr.from === 'TIMESTAMP' || isTimestampTz(expr.expr))) return super.cast(expr);
     // BigQuery writes a TIMESTAMP's fraction with 3 or 6 digits (.100+00); DuckDB trims zeros (.1+00).
     const text = super.cast(expr);
@@ -394,5 +401,5 @@ function keepEmpty(list: string): string {
 
 export const duckdbDialect: SqlDialect = {
   name: 'duckdb',
-  generate: (query) => printer.print(query),
+  generate: (query, output) => printer.print(query, output),
 };

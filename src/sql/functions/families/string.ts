@@ -6,7 +6,7 @@ const string = (signatures: string[]) => scalar('string', signatures);
 
 export const STRING_FUNCTIONS = {
   ascii: string(['(STRING) -> INT64']),
-  byte_length: string(['(STRING) -> INT64']),
+  byte_length: string(['(STRING) -> INT64', '(BYTES) -> INT64']),
   char_length: string(['(STRING) -> INT64']),
   character_length: string(['(STRING) -> INT64']),
   chr: string(['(INT64) -> STRING']),

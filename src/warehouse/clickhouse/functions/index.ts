@@ -6,6 +6,7 @@
 import type { FunctionRenderings } from '../../../sql/emitters.ts';
 import { AGGREGATE, APPROXIMATE_AGGREGATE, STATISTICAL } from './aggregate.ts';
 import { ARRAY } from './array.ts';
+import { BIT, DEBUGGING, ENCODING, HASH, UTILITY } from './bytes.ts';
 import { INTERNAL } from './internal.ts';
 import { JSON } from './json.ts';
 import { CONDITIONAL, MATHEMATICAL } from './math.ts';
@@ -19,9 +20,13 @@ export const CLICKHOUSE_FUNCTIONS: FunctionRenderings = {
   ...AGGREGATE,
   ...APPROXIMATE_AGGREGATE,
   ...ARRAY,
+  ...BIT,
   ...CONDITIONAL,
   ...DATE,
   ...DATETIME,
+  ...DEBUGGING,
+  ...ENCODING,
+  ...HASH,
   ...INTERNAL,
   ...JSON,
   ...MATHEMATICAL,
@@ -30,5 +35,6 @@ export const CLICKHOUSE_FUNCTIONS: FunctionRenderings = {
   ...STATISTICAL,
   ...STRING,
   ...TIME,
+  ...UTILITY,
   ...TIMESTAMP_RENDERINGS,
 };

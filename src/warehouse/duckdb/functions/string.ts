@@ -1,6 +1,6 @@
 /** DuckDB renderings of BigQuery's string functions. */
 
-import { arg, optionalArg, PORTABLE_EMITTERS, regexpExtractGroup, same, type CallParts, type Renderings } from '../../../sql/emitters.ts';
+import { arg, argType, optionalArg, PORTABLE_EMITTERS, regexpExtractGroup, same, type CallParts, type Renderings } from '../../../sql/emitters.ts';
 import type { STRING_FUNCTIONS } from '../../../sql/functions/families/string.ts';
 import { invalidSql } from '../../../sql/parse.ts';
 import { padding, repeat, replace } from '../bounded-functions.ts';
@@ -35,7 +35,7 @@ function nonNegative(call: CallParts, index: number, what: string, value: string
 
 export const STRING: Renderings<typeof STRING_FUNCTIONS> = {
   ascii: same('ascii'),
-  byte_length: (call) => `strlen(${arg(call, 0)})`,
+  byte_length: (call) => (argType(call, 0) === 'BYTES' ? `octet_length(${arg(call, 0)})` : `strlen(${arg(call, 0)})`),
   char_length: same('length'),
   character_length: same('length'),
   chr: (call) => `chr(CAST(${arg(call, 0)} AS INTEGER))`,

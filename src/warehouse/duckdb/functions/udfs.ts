@@ -1,0 +1,107 @@
+/**
+ * Functions DuckDB lacks, written in JavaScript and registered on the database (every
+ * connection sees them): FarmHash's Fingerprint64 (BigQuery's FARM_FINGERPRINT), SHA-512, base32.
+ * Each runs a chunk of rows (up to 2,048) per call on the Node thread; a query reaches them only
+ * through the catalog's renderings, since the translator refuses every name it does not know.
+ */
+
+import { createHash } from 'node:crypto';
+import { BIGINT, BLOB, blobValue, type DuckDBConnection, DuckDBScalarFunction, type DuckDBType, type DuckDBVector, VARCHAR } from '@duckdb/node-api';
+import { bigqueryFingerprint } from 'farmhash-modern';
+
+type Value = string | bigint | Uint8Array | null;
+
+interface JsFunction {
+  name: string;
+  parameters: DuckDBType[];
+  returns: DuckDBType;
+  /** The value for one row's arguments (none NULL: a NULL argument gives NULL); throw for an error. */
+  apply(...args: Array<Exclude<Value, null>>): Value;
+}
+
+const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+
+/** RFC 4648 base32 with padding, as BigQuery's TO_BASE32 writes it. */
+function toBase32(bytes: Uint8Array): string {
+  let out = '';
+  let bits = 0;
+  let value = 0;
+  for (const byte of bytes) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += BASE32[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) out += BASE32[(value << (5 - bits)) & 31];
+  return out.padEnd(Math.ceil(out.length / 8) * 8, '=');
+}
+
+/** RFC 4648 base32, padding optional; anything else is an error, as in BigQuery. */
+function fromBase32(text: string): Uint8Array {
+  const body = text.replace(/=+$/, '');
+  const bytes: number[] = [];
+  let bits = 0;
+  let value = 0;
+  for (const char of body) {
+    const digit = BASE32.indexOf(char.toUpperCase());
+    if (digit < 0) throw new Error(`Invalid base32 input: ${text}`);
+    value = ((value << 5) | digit) & 0xffff;
+    bits += 5;
+    if (bits >= 8) {
+      bytes.push((value >>> (bits - 8)) & 0xff);
+      bits -= 8;
+    }
+  }
+  return Uint8Array.from(bytes);
+}
+
+function bitsSet(byte: number): number {
+  let count = 0;
+  for (let rest = byte; rest; rest &= rest - 1) count++;
+  return count;
+}
+
+const bytesOf = (value: Exclude<Value, null>) => (typeof value === 'string' ? Buffer.from(value, 'utf8') : (value as Uint8Array));
+
+export const JS_FUNCTIONS: readonly JsFunction[] = [
+  { name: 'sawmill_farm_fingerprint', parameters: [BLOB], returns: BIGINT, apply: (value) => bigqueryFingerprint(bytesOf(value)) },
+  { name: 'sawmill_sha512', parameters: [BLOB], returns: BLOB, apply: (value) => createHash('sha512').update(bytesOf(value)).digest() },
+  { name: 'sawmill_to_base32', parameters: [BLOB], returns: VARCHAR, apply: (value) => toBase32(bytesOf(value)) },
+  { name: 'sawmill_from_base32', parameters: [VARCHAR], returns: BLOB, apply: (value) => fromBase32(String(value)) },
+  // Invalid UTF-8 becomes U+FFFD (SAFE_CONVERT_BYTES_TO_STRING).
+  { name: 'sawmill_bytes_to_text', parameters: [BLOB], returns: VARCHAR, apply: (value) => Buffer.from(bytesOf(value)).toString('utf8') },
+  { name: 'sawmill_bit_count', parameters: [BLOB], returns: BIGINT, apply: (value) => BigInt(bytesOf(value).reduce((count, byte) => count + bitsSet(byte), 0)) },
+];
+
+function read(vector: DuckDBVector, row: number): Value {
+  if (vector.type.typeId === BLOB.typeId) return (vector as unknown as { getItemBytes(row: number): Uint8Array | null }).getItemBytes(row);
+  return vector.getItem(row) as Value;
+}
+
+/** Register every JavaScript function on the database `connection` belongs to. */
+export function registerJsFunctions(connection: DuckDBConnection): void {
+  for (const fn of JS_FUNCTIONS) {
+    const scalar = DuckDBScalarFunction.create({
+      name: fn.name,
+      parameterTypes: fn.parameters,
+      returnType: fn.returns,
+      mainFunction: (info, input, output) => {
+        const columns = fn.parameters.map((_type, index) => input.getColumnVector(index));
+        for (let row = 0; row < input.rowCount; row++) {
+          const args = columns.map((column) => read(column, row));
+          try {
+            const result = args.includes(null) ? null : fn.apply(...(args as Array<Exclude<Value, null>>));
+            output.setItem(row, result instanceof Uint8Array ? blobValue(result) : result);
+          } catch (error) {
+            info.setError(error instanceof Error ? error.message : String(error));
+            return;
+          }
+        }
+        output.flush();
+      },
+    });
+    connection.registerScalarFunction(scalar);
+  }
+}
