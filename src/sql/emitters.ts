@@ -25,6 +25,8 @@ export interface CallParts {
   /** LIMIT n inside an aggregate's parentheses. */
   limit?: number;
   ignoreNulls: boolean;
+  /** `SAFE.fn(…)`: where the rendering checks for BigQuery's errors itself, it gives NULL instead. */
+  safe: boolean;
   /** `HAVING MAX y` / `HAVING MIN y` inside an aggregate's parentheses, `y` printed. */
   having?: { max: boolean; value: string };
   /** Printed named arguments (`mode => 'x'`), by name. */
@@ -53,6 +55,7 @@ export type Renderings<Entries> = { readonly [Name in keyof Entries]: Rendering 
 export type FunctionRenderings = Readonly<Record<FunctionName, Rendering>>;
 
 export const unsupported = (reason: string): Unsupported => ({ unsupported: reason });
+
 
 /** The scalar type name of argument `index` as resolved, if known. */
 export function argType(call: CallParts, index: number): ir.ScalarTypeName | undefined {

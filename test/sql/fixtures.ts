@@ -199,6 +199,8 @@ async function loadSource(connection: DuckDBConnection, source: FixtureSource, d
 export function plainValue(value: unknown): Json {
   if (value === null || value === undefined) return null;
   if (typeof value === 'bigint') return Number(value);
+  // Infinity and NaN as the endpoint's reply writes them (BigQuery's API spelling).
+  if (typeof value === 'number' && !Number.isFinite(value)) return Number.isNaN(value) ? 'NaN' : value > 0 ? 'Infinity' : '-Infinity';
   if (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean') return value;
   if (value instanceof DuckDBTimestampTZValue) return isoFromMicros(value.micros, 'Z');
   if (value instanceof DuckDBTimestampValue) return isoFromMicros(value.micros, '');

@@ -88,7 +88,9 @@ function scalarCost(from: ir.ScalarTypeName, to: ir.ScalarTypeName): number | un
   return SCALAR_COERCIONS[from]?.[to];
 }
 
+/** Whether two types are the same; an unknown type (or part of one) matches anything. */
 export function sameType(a: SqlType, b: SqlType): boolean {
+  if (a.kind === 'unknown' || b.kind === 'unknown') return true;
   if (a.kind !== b.kind) return false;
   switch (a.kind) {
     case 'scalar':
@@ -101,8 +103,6 @@ export function sameType(a: SqlType, b: SqlType): boolean {
     }
     case 'map':
       return sameType(a.key, (b as typeof a).key) && sameType(a.value, (b as typeof a).value);
-    case 'unknown':
-      return true;
   }
 }
 

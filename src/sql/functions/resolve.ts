@@ -143,6 +143,10 @@ function bindVariables(pairs: ReadonlyArray<{ arg: CallArgument; param: Param }>
       if (type.kind === 'array') return collect(pattern.element, { type: type.element });
       return type.kind === 'unknown' || arg.literal === 'null' || arg.literal === 'empty_array';
     }
+    if (pattern.kind === 'struct' && arg.type.kind === 'struct') {
+      const fields = arg.type.fields;
+      return fields.length === pattern.fields.length && pattern.fields.every((field, index) => collect(field.type, { type: fields[index]!.type }));
+    }
     return true;
   };
   for (const { arg, param } of pairs) if (!collect(param.type, arg.type)) return undefined;

@@ -50,6 +50,8 @@ const SESSION_SETTINGS = {
   session_timezone: 'UTC',
   // A server quotes 64-bit integers in JSON by default, chdb does not: state it for both.
   output_format_json_quote_64bit_integers: 1,
+  // Infinity and NaN as text ("inf", "nan"), which results.ts spells as the DuckDB warehouse does.
+  output_format_json_quote_denormals: 1,
   output_format_json_named_tuples_as_objects: 1,
   // BigQuery semantics the translator relies on (see sql-generator.ts).
   join_use_nulls: 1,

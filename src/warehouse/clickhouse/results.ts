@@ -16,6 +16,10 @@ type Converter = (value: unknown) => unknown;
 const identity: Converter = (value) => value;
 const toNumber: Converter = (value) => (value === null ? null : Number(value));
 
+/** Infinity and NaN, which JSON has no numbers for, as BigQuery's API writes them: "Infinity", "-Infinity", "NaN". */
+const SPECIAL_FLOATS: Record<string, string> = { inf: 'Infinity', '+inf': 'Infinity', '-inf': '-Infinity', nan: 'NaN', '-nan': 'NaN' };
+const floatValue: Converter = (value) => (typeof value === 'string' ? (SPECIAL_FLOATS[value] ?? Number(value)) : value);
+
 /** `2024-01-01 10:00:00.123456` (UTC wall clock) → microseconds since the epoch. */
 export function microsFromText(text: string): number {
   const [seconds = '', fraction = ''] = text.split('.');
@@ -60,6 +64,9 @@ function converterFor(node: TypeNode, times: TimeRendering = 'wire'): Converter 
     case 'Decimal128':
     case 'Decimal256':
       return nullSafe(toNumber);
+    case 'Float32':
+    case 'Float64':
+      return nullSafe(floatValue);
     case 'DateTime64':
     case 'DateTime': {
       const zone = type.args.find((arg) => arg.type.name.startsWith("'"))?.type.name;

@@ -31,7 +31,7 @@ import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
 import { type ExprOf, type JoinStep, type PlannedFrom, SqlPrinter, isNonZeroNumber, starExpandsUnnestElements, structFieldName, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
 import { planArrayJoins } from './array-join.ts';
-import { CLICKHOUSE_FUNCTIONS, intervalUnit } from './functions/index.ts';
+import { CLICKHOUSE_FUNCTIONS, intervalUnit, SAFE_FUNCTIONS } from './functions/index.ts';
 
 export function quoteIdentifier(name: string): string {
   return `\`${name.replaceAll('\\', '\\\\').replaceAll('`', '\\`')}\``;
@@ -98,6 +98,12 @@ class ClickHousePrinter extends SqlPrinter {
   protected override readonly functions = CLICKHOUSE_FUNCTIONS;
   protected override readonly fieldFunctions = { byName: 'tupleElement', byPosition: 'tupleElement' };
   protected override readonly engineName = 'ClickHouse';
+
+  /** ClickHouse cannot catch an error: SAFE. only where the rendering checks for every error itself. */
+  protected override safeCall(printed: string, expr: ExprOf<'call'>): string {
+    if (!SAFE_FUNCTIONS.has(expr.fn)) throw invalidSql(`SAFE.${expr.fn.toUpperCase()} is not supported on ClickHouse`, expr.at);
+    return printed;
+  }
   /** Per SELECT being printed, innermost last. */
   private readonly scopes: SelectScope[] = [];
   private anonymousSubqueries = 0;

@@ -7,10 +7,11 @@
  * raises DuckDB's error() instead of building. The arguments are printed twice (evaluated twice),
  * which costs nothing for constants and parameters, the usual arguments.
  */
-import { arg, optionalArg, type Emitter } from '../../sql/emitters.ts';
+import { arg, optionalArg, type CallParts, type Emitter } from '../../sql/emitters.ts';
 import { MAX_GENERATED_ARRAY_ELEMENTS, MAX_STRING_OUTPUT_BYTES, outputTooLarge, tooManyElements } from '../../sql/output-limits.ts';
+import { fail } from './functions/shared.ts';
 
-const refuseWhen = (condition: string, message: string, value: string) => `(CASE WHEN ${condition} THEN error('${message}') ELSE ${value} END)`;
+const refuseWhen = (call: CallParts, condition: string, message: string, value: string) => `(CASE WHEN ${condition} THEN ${fail(call, message)} ELSE ${value} END)`;
 
 const double = (value: string) => `CAST(${value} AS DOUBLE)`;
 
@@ -20,7 +21,7 @@ const tooLong = (start: string, end: string, step: string) =>
 
 export const generateArray: Emitter = (call) => {
   const [start, end, step] = [arg(call, 0), arg(call, 1), optionalArg(call, 2) ?? '1'];
-  return refuseWhen(tooLong(start, end, step), tooManyElements('generate_array'), `generate_series(${start}, ${end}, ${step})`);
+  return refuseWhen(call, tooLong(start, end, step), tooManyElements('generate_array'), `generate_series(${start}, ${end}, ${step})`);
 };
 
 export const generateTimestampArray: Emitter = (call) => {
@@ -28,12 +29,12 @@ export const generateTimestampArray: Emitter = (call) => {
   // The step's length in microseconds from the start itself, so months and years count as they fall.
   const stepMicros = `(epoch_us(${start} + ${step}) - epoch_us(${start}))`;
   const condition = tooLong(`epoch_us(${start})`, `epoch_us(${end})`, stepMicros);
-  return refuseWhen(condition, tooManyElements('generate_timestamp_array'), `generate_series(${start}, ${end}, ${step})`);
+  return refuseWhen(call, condition, tooManyElements('generate_timestamp_array'), `generate_series(${start}, ${end}, ${step})`);
 };
 
 export const repeat: Emitter = (call) => {
   const [text, count] = [arg(call, 0), `CAST(${arg(call, 1)} AS BIGINT)`];
-  return refuseWhen(`${double(`strlen(${text})`)} * ${count} > ${MAX_STRING_OUTPUT_BYTES}`, outputTooLarge('repeat'), `repeat(${text}, ${count})`);
+  return refuseWhen(call, `${double(`strlen(${text})`)} * ${count} > ${MAX_STRING_OUTPUT_BYTES}`, outputTooLarge('repeat'), `repeat(${text}, ${count})`);
 };
 
 /**
@@ -48,7 +49,7 @@ export const replace: Emitter = (call) => {
   if (rawFrom?.kind === 'string' && rawTo?.kind === 'string' && rawTo.value.length <= rawFrom.value.length) return value;
   const occurrences = `(${double(`strlen(${text})`)} - strlen(replace(${text}, ${from}, ''))) / greatest(strlen(${from}), 1)`;
   const grown = `${double(`strlen(${text})`)} + ${occurrences} * (strlen(${to}) - strlen(${from}))`;
-  return refuseWhen(`strlen(${to}) > strlen(${from}) AND ${grown} > ${MAX_STRING_OUTPUT_BYTES}`, outputTooLarge('replace'), value);
+  return refuseWhen(call, `strlen(${to}) > strlen(${from}) AND ${grown} > ${MAX_STRING_OUTPUT_BYTES}`, outputTooLarge('replace'), value);
 };
 
 /** LPAD/RPAD build exactly `length` characters. */
@@ -57,5 +58,5 @@ export const padding =
   (call) => {
     const length = `CAST(${arg(call, 1)} AS INTEGER)`;
     const value = `${name}(${arg(call, 0)}, ${length}, ${optionalArg(call, 2) ?? "' '"})`;
-    return refuseWhen(`${length} > ${MAX_STRING_OUTPUT_BYTES}`, outputTooLarge(name), value);
+    return refuseWhen(call, `${length} > ${MAX_STRING_OUTPUT_BYTES}`, outputTooLarge(name), value);
   };

@@ -1,6 +1,6 @@
 /** ClickHouse renderings of BigQuery's aggregate, approximate aggregate and statistical functions. */
 
-import { arg, optionalArg, PORTABLE_EMITTERS, same, unsupported, type CallParts, type Renderings } from '../../../sql/emitters.ts';
+import { arg, optionalArg, PORTABLE_EMITTERS, same, unsupported, type CallParts, type Emitter, type Renderings } from '../../../sql/emitters.ts';
 import type { AGGREGATE_FUNCTIONS } from '../../../sql/functions/families/aggregate.ts';
 import type { APPROXIMATE_AGGREGATE_FUNCTIONS } from '../../../sql/functions/families/approximate.ts';
 import type { STATISTICAL_FUNCTIONS } from '../../../sql/functions/families/statistical.ts';
@@ -42,14 +42,25 @@ export const APPROXIMATE_AGGREGATE: Renderings<typeof APPROXIMATE_AGGREGATE_FUNC
   approx_top_count: unsupported('APPROX_TOP_COUNT is not mapped to ClickHouse yet'),
 };
 
+/**
+ * BigQuery's sample statistics are NULL below two values (pairs for CORR and COVAR_SAMP), where
+ * ClickHouse's are NaN. Pairs count only where both values are present.
+ */
+const atLeastTwo =
+  (name: string, pairs: boolean): Emitter =>
+  (call) => {
+    const counted = pairs ? `count(if(isNull(${arg(call, 0)}) OR isNull(${arg(call, 1)}), NULL, 1))${call.over}` : `count(${arg(call, 0)})${call.over}`;
+    return `if(${counted} < 2, NULL, ${same(name)(call)})`;
+  };
+
 export const STATISTICAL: Renderings<typeof STATISTICAL_FUNCTIONS> = {
-  corr: same('corr'),
+  corr: atLeastTwo('corr', true),
   covar_pop: same('covarPop'),
-  covar_samp: same('covarSamp'),
-  stddev: same('stddevSamp'),
+  covar_samp: atLeastTwo('covarSamp', true),
+  stddev: atLeastTwo('stddevSamp', false),
   stddev_pop: same('stddevPop'),
-  stddev_samp: same('stddevSamp'),
+  stddev_samp: atLeastTwo('stddevSamp', false),
   var_pop: same('varPop'),
-  var_samp: same('varSamp'),
-  variance: same('varSamp'),
+  var_samp: atLeastTwo('varSamp', false),
+  variance: atLeastTwo('varSamp', false),
 };

@@ -22,7 +22,7 @@ export const ENCODING: Renderings<typeof ENCODING_FUNCTIONS> = {
   from_base32: (call) => `base32Decode(${arg(call, 0)})`,
   from_base64: (call) => `base64Decode(${arg(call, 0)})`,
   // unhex reads an odd number of digits as led by a 0, as BigQuery does, but decodes other characters silently.
-  from_hex: (call) => `if(match(${arg(call, 0)}, '^[0-9A-Fa-f]*$'), unhex(${arg(call, 0)}), ${raise("'FROM_HEX: the input is not hexadecimal'")})`,
+  from_hex: (call) => `if(match(${arg(call, 0)}, '^[0-9A-Fa-f]*$'), unhex(${arg(call, 0)}), ${call.safe ? 'NULL' : raise("'FROM_HEX: the input is not hexadecimal'")})`,
   safe_convert_bytes_to_string: (call) => `toValidUTF8(${arg(call, 0)})`,
   to_base32: (call) => `base32Encode(${arg(call, 0)})`,
   to_base64: (call) => `base64Encode(${arg(call, 0)})`,

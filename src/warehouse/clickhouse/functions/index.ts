@@ -4,6 +4,7 @@
  */
 
 import type { FunctionRenderings } from '../../../sql/emitters.ts';
+import type { FunctionName } from '../../../sql/functions/index.ts';
 import { AGGREGATE, APPROXIMATE_AGGREGATE, STATISTICAL } from './aggregate.ts';
 import { ARRAY } from './array.ts';
 import { BIT, DEBUGGING, ENCODING, HASH, UTILITY } from './bytes.ts';
@@ -15,6 +16,25 @@ import { DATE, DATETIME, TIME, TIMESTAMP_RENDERINGS } from './time.ts';
 import { NAVIGATION, NUMBERING } from './window.ts';
 
 export { intervalUnit } from './time.ts';
+
+/**
+ * Functions whose ClickHouse rendering, called with SAFE., gives NULL instead of every error
+ * BigQuery raises (CallParts.safe); ClickHouse cannot catch its own errors, so SAFE. of any other
+ * function is refused.
+ */
+export const SAFE_FUNCTIONS: ReadonlySet<FunctionName> = new Set<FunctionName>([
+  ...(Object.keys(MATHEMATICAL) as FunctionName[]),
+  'from_hex',
+  'to_hex',
+  'to_base64',
+  'to_base32',
+  'safe_convert_bytes_to_string',
+  'md5',
+  'sha1',
+  'sha256',
+  'sha512',
+  'farm_fingerprint',
+]);
 
 export const CLICKHOUSE_FUNCTIONS: FunctionRenderings = {
   ...AGGREGATE,

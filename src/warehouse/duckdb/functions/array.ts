@@ -4,6 +4,7 @@ import { arg, optionalArg, type Renderings } from '../../../sql/emitters.ts';
 import type { ARRAY_FUNCTIONS } from '../../../sql/functions/families/array.ts';
 import { MAX_GENERATED_ARRAY_ELEMENTS, tooManyElements } from '../../../sql/output-limits.ts';
 import { generateArray, generateTimestampArray } from '../bounded-functions.ts';
+import { fail } from './shared.ts';
 
 export const ARRAY: Renderings<typeof ARRAY_FUNCTIONS> = {
   array_concat: (call) => `(${call.args.join(' || ')})`,
@@ -22,7 +23,7 @@ export const ARRAY: Renderings<typeof ARRAY_FUNCTIONS> = {
     const stepDays = `date_diff('day', ${start}, CAST(${start} + ${step} AS DATE))`;
     const tooLong = `${stepDays} <> 0 AND CAST(date_diff('day', ${start}, ${end}) AS DOUBLE) / ${stepDays} >= ${MAX_GENERATED_ARRAY_ELEMENTS}`;
     const series = `CAST(generate_series(${start}, ${end}, ${step}) AS DATE[])`;
-    return `(CASE WHEN ${step} = INTERVAL 0 DAY THEN error('GENERATE_DATE_ARRAY step cannot be 0') WHEN ${tooLong} THEN error('${tooManyElements('generate_date_array')}') ELSE ${series} END)`;
+    return `(CASE WHEN ${step} = INTERVAL 0 DAY THEN ${fail(call, 'GENERATE_DATE_ARRAY step cannot be 0')} WHEN ${tooLong} THEN ${fail(call, tooManyElements('generate_date_array'))} ELSE ${series} END)`;
   },
   generate_timestamp_array: generateTimestampArray,
 };

@@ -4,6 +4,7 @@ import { arg, argType, optionalArg, PORTABLE_EMITTERS, regexpExtractGroup, same,
 import type { STRING_FUNCTIONS } from '../../../sql/functions/families/string.ts';
 import { invalidSql } from '../../../sql/parse.ts';
 import { padding, repeat, replace } from '../bounded-functions.ts';
+import { fail } from './shared.ts';
 
 /** NULL where the pattern does not match (DuckDB's regexp_extract gives ''). */
 function regexpExtract(call: CallParts): string {
@@ -23,14 +24,14 @@ function splitSubstr(call: CallParts): string {
   const first = `(CASE WHEN ${start} > 0 THEN ${start} WHEN ${start} = 0 THEN 1 ELSE greatest(len(${parts}) + ${start} + 1, 1) END)`;
   const count = call.args[3] === undefined ? `len(${parts})` : `CAST(${call.args[3]} AS BIGINT)`;
   const nulls = [value, delimiter, start, count].map((part) => `${part} IS NULL`).join(' OR ');
-  return `(CASE WHEN ${nulls} THEN NULL WHEN ${count} < 0 THEN error('SPLIT_SUBSTR count cannot be negative') ELSE array_to_string(${parts}[${first} : ${first} + ${count} - 1], ${delimiter}) END)`;
+  return `(CASE WHEN ${nulls} THEN NULL WHEN ${count} < 0 THEN ${fail(call, 'SPLIT_SUBSTR count cannot be negative')} ELSE array_to_string(${parts}[${first} : ${first} + ${count} - 1], ${delimiter}) END)`;
 }
 
 /** BigQuery raises an error for a negative length where DuckDB counts from the end. */
 function nonNegative(call: CallParts, index: number, what: string, value: string): string {
   const length = optionalArg(call, index);
   if (length === undefined || call.raw[index]?.kind === 'number') return value;
-  return `(CASE WHEN ${length} < 0 THEN error('${what} cannot be negative') ELSE ${value} END)`;
+  return `(CASE WHEN ${length} < 0 THEN ${fail(call, `${what} cannot be negative`)} ELSE ${value} END)`;
 }
 
 export const STRING: Renderings<typeof STRING_FUNCTIONS> = {

@@ -1,0 +1,6 @@
+/** Pieces several of DuckDB's function files use. */
+
+import type { CallParts } from '../../../sql/emitters.ts';
+
+/** BigQuery's error with `message` where a rendering checks for one; NULL under SAFE. */
+export const fail = (call: CallParts, message: string) => (call.safe ? 'NULL' : `error('${message.replaceAll("'", "''")}')`);
