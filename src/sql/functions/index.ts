@@ -24,6 +24,7 @@ import { INTERNAL_FUNCTIONS } from './families/internal.ts';
 import { JSON_FUNCTIONS } from './families/json.ts';
 import { MATHEMATICAL_FUNCTIONS } from './families/mathematical.ts';
 import { NAVIGATION_FUNCTIONS } from './families/navigation.ts';
+import { NET_FUNCTIONS } from './families/net.ts';
 import { NUMBERING_FUNCTIONS } from './families/numbering.ts';
 import { STATISTICAL_FUNCTIONS } from './families/statistical.ts';
 import { STRING_FUNCTIONS } from './families/string.ts';
@@ -52,6 +53,7 @@ export const BIGQUERY_FUNCTIONS = {
   ...JSON_FUNCTIONS,
   ...MATHEMATICAL_FUNCTIONS,
   ...NAVIGATION_FUNCTIONS,
+  ...NET_FUNCTIONS,
   ...NUMBERING_FUNCTIONS,
   ...STATISTICAL_FUNCTIONS,
   ...STRING_FUNCTIONS,

@@ -5,7 +5,7 @@ import type { BIT_FUNCTIONS } from '../../../sql/functions/families/bit.ts';
 import type { ENCODING_FUNCTIONS } from '../../../sql/functions/families/encoding.ts';
 import type { HASH_FUNCTIONS } from '../../../sql/functions/families/hash.ts';
 import type { DEBUGGING_FUNCTIONS, UTILITY_FUNCTIONS } from '../../../sql/functions/families/utility.ts';
-import { raise } from './shared.ts';
+import { guarded, raiseMessage } from './shared.ts';
 
 /** ClickHouse's digests are FixedString; BYTES are String here. */
 const digest = (name: string) => (call: CallParts) => `CAST(${name}(${arg(call, 0)}) AS String)`;
@@ -22,7 +22,7 @@ export const ENCODING: Renderings<typeof ENCODING_FUNCTIONS> = {
   from_base32: (call) => `base32Decode(${arg(call, 0)})`,
   from_base64: (call) => `base64Decode(${arg(call, 0)})`,
   // unhex reads an odd number of digits as led by a 0, as BigQuery does, but decodes other characters silently.
-  from_hex: (call) => `if(match(${arg(call, 0)}, '^[0-9A-Fa-f]*$'), unhex(${arg(call, 0)}), ${call.safe ? 'NULL' : raise("'FROM_HEX: the input is not hexadecimal'")})`,
+  from_hex: (call) => guarded(call, `NOT match(${arg(call, 0)}, '^[0-9A-Fa-f]*$')`, 'FROM_HEX: the input is not hexadecimal', `unhex(${arg(call, 0)})`),
   safe_convert_bytes_to_string: (call) => `toValidUTF8(${arg(call, 0)})`,
   to_base32: (call) => `base32Encode(${arg(call, 0)})`,
   to_base64: (call) => `base64Encode(${arg(call, 0)})`,
@@ -39,5 +39,5 @@ export const UTILITY: Renderings<typeof UTILITY_FUNCTIONS> = {
 };
 
 export const DEBUGGING: Renderings<typeof DEBUGGING_FUNCTIONS> = {
-  error: (call) => raise(arg(call, 0), call.raw[0]?.kind === 'string'),
+  error: (call) => raiseMessage(arg(call, 0), call.raw[0]?.kind === 'string'),
 };

@@ -11,6 +11,7 @@ import { BIT, DEBUGGING, ENCODING, HASH, UTILITY } from './bytes.ts';
 import { INTERNAL } from './internal.ts';
 import { JSON } from './json.ts';
 import { CONDITIONAL, MATHEMATICAL } from './math.ts';
+import { NET } from './net.ts';
 import { STRING } from './string.ts';
 import { DATE, DATETIME, TIME, TIMESTAMP_RENDERINGS } from './time.ts';
 import { NAVIGATION, NUMBERING } from './window.ts';
@@ -24,6 +25,14 @@ export { intervalUnit } from './time.ts';
  */
 export const SAFE_FUNCTIONS: ReadonlySet<FunctionName> = new Set<FunctionName>([
   ...(Object.keys(MATHEMATICAL) as FunctionName[]),
+  'net.host',
+  'net.ip_from_string',
+  'net.ip_net_mask',
+  'net.ip_to_string',
+  'net.ip_trunc',
+  'net.ipv4_from_int64',
+  'net.ipv4_to_int64',
+  'net.safe_ip_from_string',
   'from_hex',
   'to_hex',
   'to_base64',
@@ -51,6 +60,7 @@ export const CLICKHOUSE_FUNCTIONS: FunctionRenderings = {
   ...JSON,
   ...MATHEMATICAL,
   ...NAVIGATION,
+  ...NET,
   ...NUMBERING,
   ...STATISTICAL,
   ...STRING,

@@ -3,7 +3,7 @@
 import { arg, argType, optionalArg, PORTABLE_EMITTERS, same, type CallParts, type Emitter, type Renderings } from '../../../sql/emitters.ts';
 import type { CONDITIONAL_FUNCTIONS } from '../../../sql/functions/families/conditional.ts';
 import type { MATHEMATICAL_FUNCTIONS } from '../../../sql/functions/families/mathematical.ts';
-import { raise } from './shared.ts';
+import { guarded, raiseWhere } from './shared.ts';
 
 /** BigQuery's GREATEST/LEAST return NULL when any argument is NULL; ClickHouse's skip NULLs. */
 const nullPropagating =
@@ -11,8 +11,6 @@ const nullPropagating =
   (call) =>
     `if(${call.args.map((value) => `isNull(${value})`).join(' OR ')}, NULL, ${name}(${call.args.join(', ')}))`;
 
-/** `value`, or BigQuery's error where `failing` holds (ClickHouse would answer NaN, infinity or wrap around); NULL there under SAFE. */
-const guarded = (call: CallParts, failing: string, message: string, value: string) => `if(${failing}, ${call.safe ? 'NULL' : raise(`'${message}'`)}, ${value})`;
 
 const double = (value: string) => `toFloat64(${value})`;
 
@@ -135,7 +133,8 @@ export const MATHEMATICAL: Renderings<typeof MATHEMATICAL_FUNCTIONS> = {
     const digits = optionalArg(call, 1) ?? '0';
     const mode = optionalArg(call, 2);
     if (mode === undefined) return roundHalfAway(arg(call, 0), digits);
-    return `multiIf(${mode} = 'ROUND_HALF_EVEN', roundBankers(${arg(call, 0)}, toInt64(${digits})), ${mode} = 'ROUND_HALF_AWAY_FROM_ZERO', round(${arg(call, 0)}, toInt64(${digits})), ${call.safe ? 'NULL' : raise("'ROUND: unknown rounding mode'")})`;
+    const unknown = `${mode} NOT IN ('ROUND_HALF_EVEN', 'ROUND_HALF_AWAY_FROM_ZERO')`;
+    return `multiIf(${mode} = 'ROUND_HALF_EVEN', roundBankers(${arg(call, 0)}, toInt64(${digits})), ${mode} = 'ROUND_HALF_AWAY_FROM_ZERO', round(${arg(call, 0)}, toInt64(${digits})), ${call.safe ? 'NULL' : raiseWhere(unknown, 'ROUND: unknown rounding mode')})`;
   },
   safe_add: safeArithmetic('+'),
   // NULL for a zero divisor, and where a FLOAT64 quotient overflows.

@@ -1,6 +1,6 @@
 /** Pieces several of ClickHouse's function files use. */
 
-import type { Emitter } from '../../../sql/emitters.ts';
+import type { CallParts, Emitter } from '../../../sql/emitters.ts';
 
 /**
  * Counts, lengths and positions cast to Int64 (BigQuery's INT64; ClickHouse returns UInt64,
@@ -11,14 +11,27 @@ export const int64 =
   (call) =>
     `toInt64(${inner(call)})`;
 
+/** A ClickHouse string literal (backslashes and quotes escaped, as ClickHouse reads them). */
+export const quoted = (text: string) => `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+
 /**
- * An error with `message` when evaluated (only for the rows that reach it), typed NULL so it fits
- * any branch of a CASE: an element of `[NULL]` at an index the error computes (`if(…, NULL,
- * NULL)` would be folded away). throwIf takes a constant message only; another message is raised
- * by failing to read it as a number, which keeps it in ClickHouse's error text.
+ * BigQuery's error with `message` for the rows where `failing` holds, NULL for the others: an
+ * element of `[NULL]` at an index throwIf computes, so it fits any branch (`if(…, NULL, NULL)`
+ * would be folded away). The condition is the row's own: ClickHouse evaluates some branches of
+ * multiIf for every row.
  */
-export function raise(message: string, constant = true): string {
-  // (A Nullable text that fails to read as a number gives NULL, not an error: hence ifNull.)
+export const raiseWhere = (failing: string, message: string) => `[NULL][throwIf(${failing}, ${quoted(message)}) + 1]`;
+
+/** `value`, or BigQuery's error where `failing` holds; NULL there under SAFE. */
+export const guarded = (call: CallParts, failing: string, message: string, value: string) =>
+  `if(${failing}, ${call.safe ? 'NULL' : raiseWhere(failing, message)}, ${value})`;
+
+/**
+ * ERROR(message): raises whenever evaluated. throwIf takes a constant message only; another
+ * message is raised by failing to read it as a number, which keeps it in ClickHouse's error text
+ * (a Nullable text that fails to read gives NULL, not an error: hence ifNull).
+ */
+export function raiseMessage(message: string, constant: boolean): string {
   const failing = constant ? `throwIf(1, ${message})` : `toUInt8(concat('ERROR: ', ifNull(${message}, 'NULL')))`;
   return `[NULL][${failing} + 1]`;
 }

@@ -10,6 +10,7 @@ import { BIT, DEBUGGING, ENCODING, HASH, UTILITY } from './bytes.ts';
 import { INTERNAL } from './internal.ts';
 import { JSON } from './json.ts';
 import { CONDITIONAL, MATHEMATICAL } from './math.ts';
+import { NET } from './net.ts';
 import { STRING } from './string.ts';
 import { DATE, DATETIME, TIME, TIMESTAMP } from './time.ts';
 import { NAVIGATION, NUMBERING } from './window.ts';
@@ -31,6 +32,7 @@ export const DUCKDB_FUNCTIONS: FunctionRenderings = {
   ...JSON,
   ...MATHEMATICAL,
   ...NAVIGATION,
+  ...NET,
   ...NUMBERING,
   ...STATISTICAL,
   ...STRING,

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { BIGINT, BLOB, blobValue, type DuckDBConnection, DuckDBScalarFunction, type DuckDBType, type DuckDBVector, VARCHAR } from '@duckdb/node-api';
 import { bigqueryFingerprint } from 'farmhash-modern';
+import { ipFromString, ipNetMask, ipToString, ipTrunc, ipv4FromInt64, ipv4ToInt64, publicSuffix, registeredDomain } from './net-values.ts';
 
 type Value = string | bigint | Uint8Array | null;
 
@@ -72,6 +73,15 @@ export const JS_FUNCTIONS: readonly JsFunction[] = [
   { name: 'sawmill_from_base32', parameters: [VARCHAR], returns: BLOB, apply: (value) => fromBase32(String(value)) },
   // Invalid UTF-8 becomes U+FFFD (SAFE_CONVERT_BYTES_TO_STRING).
   { name: 'sawmill_bytes_to_text', parameters: [BLOB], returns: VARCHAR, apply: (value) => Buffer.from(bytesOf(value)).toString('utf8') },
+  { name: 'sawmill_public_suffix', parameters: [VARCHAR], returns: VARCHAR, apply: (host) => publicSuffix(String(host)) },
+  { name: 'sawmill_reg_domain', parameters: [VARCHAR], returns: VARCHAR, apply: (host) => registeredDomain(String(host)) },
+  { name: 'sawmill_ip_from_string', parameters: [VARCHAR], returns: BLOB, apply: (text) => ipFromString(String(text)) },
+  { name: 'sawmill_safe_ip_from_string', parameters: [VARCHAR], returns: BLOB, apply: (text) => ipFromString(String(text), true) },
+  { name: 'sawmill_ip_to_string', parameters: [BLOB], returns: VARCHAR, apply: (bytes) => ipToString(bytesOf(bytes)) },
+  { name: 'sawmill_ip_net_mask', parameters: [BIGINT, BIGINT], returns: BLOB, apply: (size, prefix) => ipNetMask(Number(size), Number(prefix)) },
+  { name: 'sawmill_ip_trunc', parameters: [BLOB, BIGINT], returns: BLOB, apply: (bytes, prefix) => ipTrunc(bytesOf(bytes), Number(prefix)) },
+  { name: 'sawmill_ipv4_from_int64', parameters: [BIGINT], returns: BLOB, apply: (value) => ipv4FromInt64(BigInt(value as bigint)) },
+  { name: 'sawmill_ipv4_to_int64', parameters: [BLOB], returns: BIGINT, apply: (bytes) => ipv4ToInt64(bytesOf(bytes)) },
   { name: 'sawmill_bit_count', parameters: [BLOB], returns: BIGINT, apply: (value) => BigInt(bytesOf(value).reduce((count, byte) => count + bitsSet(byte), 0)) },
 ];
 
