@@ -319,10 +319,10 @@ class ClickHousePrinter extends SqlPrinter {
       case '|':
         return `bitOr(${left}, ${right})`;
       case '/':
-        // BigQuery's division by zero is an error; ClickHouse gives ±inf or nan. `if` evaluates
-        // throwIf only for the rows whose divisor is 0.
+        // BigQuery's division by zero is an error; ClickHouse gives ±inf or nan. throwIf carries
+        // the whole condition: `if` does not keep ClickHouse from evaluating it for every row.
         if (isNonZeroNumber(right)) return super.operator(op, left, right);
-        return `(${left} / if(${right} = 0 AND ${left} IS NOT NULL, throwIf(${right} = 0, 'division by zero'), ${right}))`;
+        return `(${left} / if(${right} = 0 AND ${left} IS NOT NULL, throwIf(${right} = 0 AND ${left} IS NOT NULL, 'division by zero'), ${right}))`;
       default:
         return super.operator(op, left, right);
     }
