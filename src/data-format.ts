@@ -9,7 +9,7 @@ import { StartupError } from './startup.ts';
  * the parts that have one of their own: the journal's record framing and catalog.json (which also
  * carries its `version`). Bump a number when what is on disk changes, and add the migration.
  */
-export const DATA_FORMAT = { format: 2, journal: 1, catalog: 1 } as const;
+export const DATA_FORMAT = { format: 3, journal: 1, catalog: 1 } as const;
 export type DataFormat = { -readonly [K in keyof typeof DATA_FORMAT]: number };
 
 export const MARKER_FILE = 'sawmill-format.json';
@@ -37,6 +37,9 @@ const MIGRATIONS: Record<number, (dataDir: string) => Promise<void>> = {
   // Format 2 stores nothing differently: it marks the data dirs that have the logs.all.otel and
   // logs endpoints, which the start after the upgrade adds (src/provision/supabase.ts).
   1: async () => undefined,
+  // Format 3 neither: it marks the data dirs whose logs.all and usage.api-counts are provisioned
+  // sandboxable, which the start after the upgrade makes them unless a user changed them.
+  2: async () => undefined,
 };
 
 /** The parts of a data dir that exist only once something was stored in it. */

@@ -15,7 +15,7 @@ import { Journal } from './pipeline/journal.ts';
 import { SpareSegment } from './pipeline/spare-segment.ts';
 import { ReadAfterWrite } from './pipeline/read-after-write.ts';
 import { EventWriter } from './pipeline/writer.ts';
-import { provisionAddedEndpoints, provisionSupabase } from './provision/supabase.ts';
+import { provisionAddedEndpoints, provisionSupabase, sandboxProvisionedEndpoints } from './provision/supabase.ts';
 import { assertPortFree, prepareDataDir } from './startup.ts';
 import { DATA_FORMAT, openDataDir } from './data-format.ts';
 import type { CheckpointReport } from './warehouse/duckdb/adapter.ts';
@@ -42,6 +42,13 @@ async function privateKeyFor(config: Config, log: (message: string) => void): Pr
   await chmod(path, 0o600);
   log(`no SAWMILL_API_KEY set: generated a private key, stored in ${path}`);
   return (await readFile(path, 'utf8')).trim();
+}
+
+function logSandboxed(sandboxed: { changed: string[]; kept: string[] }, where: string): void {
+  for (const name of sandboxed.changed) console.log(`${where}: built-in endpoint ${name} made sandboxable (Studio's Logs Explorer sends its own SQL to it)`);
+  for (const name of sandboxed.kept) {
+    console.log(`${where}: built-in endpoint ${name} was changed after it was provisioned and is left not sandboxable; Studio's Logs Explorer needs it sandboxable (docs/supabase.md)`);
+  }
 }
 
 export async function startServer(config: Config): Promise<RunningServer> {
@@ -122,10 +129,12 @@ export async function startServer(config: Config): Promise<RunningServer> {
   if (catalog instanceof PostgresCatalog) {
     // One instance provisions a new deployment; an endpoint changed elsewhere drops its cache here.
     await catalog.once('supabase-provisioned', provision);
+    await catalog.once('supabase-endpoints-sandboxable', async () => logSandboxed(await sandboxProvisionedEndpoints(DEFAULT_OWNER_ID, catalog, endpoints, 0), 'shared catalog'));
     catalog.onChange((kind, id) => kind === 'endpoint' && endpoints.invalidate(id));
   } else if (firstStart) await provision();
   else if (foundFormat < DATA_FORMAT.format) {
     for (const name of await provisionAddedEndpoints(DEFAULT_OWNER_ID, catalog, endpoints, foundFormat)) console.log(`data dir ${config.dataDir}: built-in endpoint ${name} added`);
+    logSandboxed(await sandboxProvisionedEndpoints(DEFAULT_OWNER_ID, catalog, endpoints, foundFormat), `data dir ${config.dataDir}`);
   }
 
   await app.listen({ port: config.port, host: config.host });

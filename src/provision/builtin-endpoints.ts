@@ -316,6 +316,20 @@ export function builtinsAddedAfter(format: number): string[] {
 }
 
 /**
+ * Built-in endpoints provisioned not sandboxable before a format: Logflare's own Supabase seed
+ * makes `logs.all` and `usage.api-counts` sandboxable, and Studio's Logs Explorer sends its SQL as
+ * `logs.all?sql=…`, which a not sandboxable endpoint ignores.
+ */
+const SANDBOXABLE_SINCE_FORMAT: Record<number, string[]> = {
+  3: ['logs.all', 'usage.api-counts'],
+};
+
+/** The built-in endpoints a data dir of `format` holds as not sandboxable, which are sandboxable now. */
+export function builtinsSandboxableAfter(format: number): string[] {
+  return Object.entries(SANDBOXABLE_SINCE_FORMAT).flatMap(([since, names]) => (Number(since) > format ? names : []));
+}
+
+/**
  * Supabase's ClickHouse logs endpoints (src/endpoints/unified-logs.ts): Studio's Logs Explorer
  * (`logs.all.otel`) and the Management API (`logs`). Callers send `sql` over the unified `logs`
  * table; without it, the recent API gateway requests, as Supabase answers.
@@ -327,9 +341,10 @@ order by timestamp desc
 limit 100`;
 
 export const BUILTIN_ENDPOINTS: EndpointInput[] = [
-  { name: 'logs.all', query: LOGS_ALL, max_limit: 1000, cache_duration_seconds: 0, proactive_requerying_seconds: 0, sandboxable: false },
+  // Sandboxable as in Logflare's Supabase seed: Studio's Logs Explorer sends its own SQL to logs.all.
+  { name: 'logs.all', query: LOGS_ALL, max_limit: 1000, cache_duration_seconds: 0, proactive_requerying_seconds: 0, sandboxable: true },
   { name: 'functions.invocation-stats', query: INVOCATION_STATS, max_limit: 1000, cache_duration_seconds: 900, proactive_requerying_seconds: 300, sandboxable: false },
-  { name: 'usage.api-counts', query: API_COUNTS, max_limit: 1000, cache_duration_seconds: 900, proactive_requerying_seconds: 300, sandboxable: false },
+  { name: 'usage.api-counts', query: API_COUNTS, max_limit: 1000, cache_duration_seconds: 900, proactive_requerying_seconds: 300, sandboxable: true },
   // Uncached: both pages show the last minutes and offer a refresh button.
   { name: 'functions.combined-stats', query: COMBINED_STATS, max_limit: 10_000, cache_duration_seconds: 0, proactive_requerying_seconds: 0, sandboxable: false },
   { name: 'service-health', query: SERVICE_HEALTH, max_limit: 10_000, cache_duration_seconds: 0, proactive_requerying_seconds: 0, sandboxable: false },

@@ -3,7 +3,7 @@ import type { Catalog } from '../catalog/types.ts';
 import type { EndpointService } from '../endpoints/service.ts';
 import { schemaForRows } from '../warehouse/schema.ts';
 import type { JsonValue, RecordFields, Warehouse } from '../warehouse/types.ts';
-import { BUILTIN_ENDPOINTS, builtinsAddedAfter } from './builtin-endpoints.ts';
+import { BUILTIN_ENDPOINTS, builtinsAddedAfter, builtinsSandboxableAfter } from './builtin-endpoints.ts';
 
 /** The sources a self-hosted Supabase stack sends to, by name. */
 export const SUPABASE_SOURCES = [
@@ -59,4 +59,32 @@ export async function provisionAddedEndpoints(ownerId: number, catalog: Catalog,
   const added = BUILTIN_ENDPOINTS.filter((endpoint) => missing.includes(endpoint.name) && !catalog.endpointByName(ownerId, endpoint.name));
   for (const endpoint of added) await endpoints.create(ownerId, endpoint);
   return added.map((endpoint) => endpoint.name);
+}
+
+/**
+ * Upgrading a Supabase deployment from before `logs.all` and `usage.api-counts` were provisioned
+ * sandboxable (a data dir of an older format; a shared catalog has no format and passes 0, once):
+ * each one still as provisioned (never changed since it was created)
+ * becomes sandboxable. One changed since is left as it is, since its owner may have chosen the
+ * flag; it is returned in `kept` so the start can say so.
+ */
+export async function sandboxProvisionedEndpoints(
+  ownerId: number,
+  catalog: Catalog,
+  endpoints: EndpointService,
+  fromFormat: number,
+): Promise<{ changed: string[]; kept: string[] }> {
+  const result = { changed: [] as string[], kept: [] as string[] };
+  if (!catalog.sourceByName(ownerId, 'deno-relay-logs')) return result;
+  for (const name of builtinsSandboxableAfter(fromFormat)) {
+    const endpoint = catalog.endpointByName(ownerId, name);
+    if (!endpoint || endpoint.sandboxable) continue;
+    if (endpoint.updated_at !== endpoint.inserted_at) {
+      result.kept.push(name);
+      continue;
+    }
+    await endpoints.update(endpoint, { sandboxable: true });
+    result.changed.push(name);
+  }
+  return result;
 }

@@ -87,20 +87,7 @@ describe('Supabase Studio against Sawmill', () => {
     assert.deepEqual(ids.filter((id) => edgeEvents.some((event) => event.id === id)), [edgeEvents[2]!.id]);
   });
 
-  test("with sandboxing enabled through the API, Studio's consumer SQL runs over the endpoint's CTEs", async () => {
-    const endpoints = (await fetch(`${server.url}/api/endpoints`, { headers: { 'x-api-key': PRIVATE_KEY } }).then((reply) => reply.json())) as Array<{ token: string; name: string }>;
-    const logsAll = endpoints.find((endpoint) => endpoint.name === 'logs.all')!;
-    const beforeSandboxing = await studio('/api/endpoints/query/logs.all', { project: 'default', project_tier: 'ENTERPRISE', sql: STUDIO_SQL });
-    assert.equal(beforeSandboxing.status, 200, 'without sandboxing the sql parameter is an ignored extra parameter');
-    assert.ok(beforeSandboxing.body.result.every((row: Record<string, unknown>) => 'metadata' in row), 'the saved query ran, not the consumer SQL');
-
-    const patched = await fetch(`${server.url}/api/endpoints/${logsAll.token}`, {
-      method: 'PATCH',
-      headers: { 'x-api-key': PRIVATE_KEY, 'content-type': 'application/json' },
-      body: JSON.stringify({ sandboxable: true }),
-    });
-    assert.equal(patched.status, 204);
-
+  test("Studio's consumer SQL runs over the endpoint's CTEs as provisioned, with no manual step", async () => {
     const { status, body } = await studio('/api/endpoints/query/logs.all', { project: 'default', project_tier: 'ENTERPRISE', sql: STUDIO_SQL });
     assert.equal(status, 200, JSON.stringify(body));
     const rows = (body.result as Array<Record<string, any>>).filter((row) => edgeEvents.some((event) => event.id === row.id));
@@ -138,16 +125,8 @@ describe("Studio's request shapes", () => {
   const bigSql = `select id, event_message from edge_logs where id not in (${exclusions}) order by timestamp desc limit 100`;
   const ours = (rows: Array<{ id: string }>) => rows.filter((row) => edgeEvents.some((event) => event.id === row.id)).map((row) => row.id);
 
-  before(async () => {
+  before(() => {
     assert.ok(bigSql.length >= 40_000, `${bigSql.length} bytes`);
-    const endpoints = (await fetch(`${server.url}/api/endpoints`, { headers: { 'x-api-key': PRIVATE_KEY } }).then((reply) => reply.json())) as Array<{ token: string; name: string }>;
-    const logsAll = endpoints.find((endpoint) => endpoint.name === 'logs.all')!;
-    const patched = await fetch(`${server.url}/api/endpoints/${logsAll.token}`, {
-      method: 'PATCH',
-      headers: { 'x-api-key': PRIVATE_KEY, 'content-type': 'application/json' },
-      body: JSON.stringify({ sandboxable: true }),
-    });
-    assert.equal(patched.status, 204);
   });
 
   test('a 40 KB sql in the query string of a GET is answered, not refused for its header size', async () => {

@@ -56,9 +56,6 @@ before(async () => {
     await createSource(source);
     await ingest(source, events);
   }
-  const endpoints = (await server.request('GET', '/api/endpoints')).body as Array<{ name: string; token: string }>;
-  const logsAll = endpoints.find((endpoint) => endpoint.name === 'logs.all')!;
-  assert.equal((await server.request('PATCH', `/api/endpoints/${logsAll.token}`, { body: { sandboxable: true } })).status, 204);
   assert.equal((await server.request('POST', '/api/endpoints', { body: LOGFLARE_SANDBOX })).status, 201);
   // Logflare's composition test reads the endpoint `my.date`.
   assert.equal((await server.request('POST', '/api/endpoints', { body: { name: 'my.date', query: 'select current_date() as testing' } })).status, 201);

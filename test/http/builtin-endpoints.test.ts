@@ -180,9 +180,12 @@ describe('endpoint API', () => {
     const list = (await server.request('GET', '/api/endpoints')).body as any[];
     assert.deepEqual(list.map((endpoint) => endpoint.name).sort(), ['functions.combined-stats', 'functions.invocation-stats', 'logs', 'logs.all', 'logs.all.otel', 'service-health', 'usage.api-counts']);
     const logsAll = list.find((endpoint) => endpoint.name === 'logs.all');
-    assert.deepEqual([logsAll.max_limit, logsAll.cache_duration_seconds, logsAll.sandboxable, logsAll.language], [1000, 0, false, 'bq_sql']);
+    assert.deepEqual([logsAll.max_limit, logsAll.cache_duration_seconds, logsAll.language], [1000, 0, 'bq_sql']);
     const stats = list.find((endpoint) => endpoint.name === 'functions.invocation-stats');
     assert.deepEqual([stats.cache_duration_seconds, stats.proactive_requerying_seconds], [900, 300]);
+    // The contract's decision of 2026-11-28, as Logflare's Supabase seed: Studio sends its SQL to logs.all.
+    const sandboxable = Object.fromEntries(list.filter((endpoint) => ['logs.all', 'usage.api-counts', 'functions.invocation-stats'].includes(endpoint.name)).map((endpoint) => [endpoint.name, endpoint.sandboxable]));
+    assert.deepEqual(sandboxable, { 'logs.all': true, 'usage.api-counts': true, 'functions.invocation-stats': false });
     const byToken = await server.request('GET', `/api/endpoints/query/${logsAll.token}?project=tiers&project_tier=FREE`);
     const legacy = await server.request('GET', `/endpoints/query/logs.all?project=tiers&project_tier=FREE`);
     assert.deepEqual([byToken.status, legacy.status], [200, 200]);

@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { DATA_FORMAT, MARKER_FILE, SAWMILL_VERSION } from '../../src/data-format.ts';
+import pg from 'pg';
 import { freePort, spawnServer, startToExit, stopServer } from '../support/process.ts';
+import { postgresUnavailable, skipUnlessAvailable, startPostgres } from '../support/postgres.ts';
 import { PRIVATE_KEY, startTestServer } from '../support/server.ts';
 
 let root: string;
@@ -124,5 +126,97 @@ test('a built-in endpoint deleted after the upgrade stays deleted across restart
     assert.ok(!(await endpointNames(server.url)).includes('service-health'));
   } finally {
     assert.equal(await stopServer(server), 0);
+  }
+});
+
+test('a format 2 data dir gets logs.all and usage.api-counts sandboxable, once, unless a user changed them', async () => {
+  const dataDir = await copyOf('format-2');
+  const markerPath = join(dataDir, MARKER_FILE);
+  await writeFile(markerPath, `${JSON.stringify({ ...DATA_FORMAT, format: 2, written_by: '0.2.0' })}\n`);
+  // As a format 2 Sawmill provisioned them: not sandboxable. usage.api-counts was untouched since;
+  // logs.all had its cache changed by its user (so its flag may have been chosen too).
+  const catalogPath = join(dataDir, 'catalog.json');
+  const catalog = JSON.parse(await readFile(catalogPath, 'utf8')) as { endpoints: Array<{ name: string; sandboxable: boolean; cache_duration_seconds: number; inserted_at: string; updated_at: string }> };
+  for (const endpoint of catalog.endpoints) {
+    if (endpoint.name === 'logs.all' || endpoint.name === 'usage.api-counts') endpoint.sandboxable = false;
+  }
+  const untouched = JSON.parse(JSON.stringify(catalog)) as typeof catalog;
+  const logsAll = catalog.endpoints.find((endpoint) => endpoint.name === 'logs.all')!;
+  logsAll.cache_duration_seconds = 60;
+  logsAll.updated_at = new Date(Date.parse(logsAll.inserted_at) + 60_000).toISOString();
+  await writeFile(catalogPath, JSON.stringify(catalog));
+  const sandboxable = async (url: string) => {
+    const endpoints = (await (await fetch(`${url}/api/endpoints`, { headers: { 'x-api-key': PRIVATE_KEY } })).json()) as Array<{ name: string; sandboxable: boolean }>;
+    return Object.fromEntries(endpoints.filter((endpoint) => endpoint.name !== 'old.count').map((endpoint) => [endpoint.name, endpoint.sandboxable]));
+  };
+
+  let server = await spawnServer({ SAWMILL_DATA_DIR: dataDir, SAWMILL_API_KEY: PRIVATE_KEY, SAWMILL_LOG_LEVEL: 'info' }, await freePort());
+  try {
+    assert.match(server.output(), new RegExp(`data dir ${dataDir}: migrated from format 2 to 3`));
+    assert.match(server.output(), new RegExp(`data dir ${dataDir}: built-in endpoint usage\\.api-counts made sandboxable`));
+    assert.match(server.output(), new RegExp(`data dir ${dataDir}: built-in endpoint logs\\.all was changed after it was provisioned and is left not sandboxable; Studio's Logs Explorer needs it sandboxable \\(docs/supabase\\.md\\)`));
+    assert.deepEqual(await sandboxable(server.url), {
+      'functions.combined-stats': false,
+      'functions.invocation-stats': false,
+      logs: true,
+      'logs.all': false,
+      'logs.all.otel': true,
+      'service-health': false,
+      'usage.api-counts': true,
+    });
+  } finally {
+    assert.equal(await stopServer(server), 0);
+  }
+
+  // The same dir untouched by its user: both become sandboxable, and a user's later choice stands across restarts.
+  await writeFile(markerPath, `${JSON.stringify({ ...DATA_FORMAT, format: 2, written_by: '0.2.0' })}\n`);
+  await writeFile(catalogPath, JSON.stringify(untouched));
+  server = await spawnServer({ SAWMILL_DATA_DIR: dataDir, SAWMILL_API_KEY: PRIVATE_KEY, SAWMILL_LOG_LEVEL: 'info' }, await freePort());
+  try {
+    assert.match(server.output(), new RegExp(`built-in endpoint logs\\.all made sandboxable`));
+    const flags = await sandboxable(server.url);
+    assert.deepEqual([flags['logs.all'], flags['usage.api-counts']], [true, true]);
+    const token = (await (await fetch(`${server.url}/api/endpoints`, { headers: { 'x-api-key': PRIVATE_KEY } })).json()).find((endpoint: { name: string }) => endpoint.name === 'logs.all').token;
+    const off = await fetch(`${server.url}/api/endpoints/${token}`, { method: 'PATCH', headers: { 'x-api-key': PRIVATE_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ sandboxable: false }) });
+    assert.equal(off.status, 204);
+  } finally {
+    assert.equal(await stopServer(server), 0);
+  }
+  server = await spawnServer({ SAWMILL_DATA_DIR: dataDir, SAWMILL_API_KEY: PRIVATE_KEY }, await freePort());
+  try {
+    assert.equal((await sandboxable(server.url))['logs.all'], false);
+  } finally {
+    assert.equal(await stopServer(server), 0);
+  }
+});
+
+const postgresSkip = skipUnlessAvailable(postgresUnavailable());
+
+test('a shared PostgreSQL catalog provisioned before gets logs.all and usage.api-counts sandboxable, once', { skip: postgresSkip }, async () => {
+  const database = await startPostgres();
+  const client = new pg.Client({ connectionString: database.url });
+  try {
+    let server = await startTestServer({ catalogUrl: database.url });
+    await server.stop({ removeData: true });
+    // As an older Sawmill left the deployment: both not sandboxable, and no flag for this upgrade.
+    await client.connect();
+    await client.query(`UPDATE sawmill_endpoints SET record = jsonb_set(record, '{sandboxable}', 'false') WHERE name IN ('logs.all', 'usage.api-counts')`);
+    await client.query(`DELETE FROM sawmill_flags WHERE name = 'supabase-endpoints-sandboxable'`);
+    const sandboxable = async () => {
+      const endpoints = (await server.request('GET', '/api/endpoints')).body as Array<{ name: string; sandboxable: boolean }>;
+      return ['logs.all', 'usage.api-counts', 'functions.invocation-stats'].map((name) => endpoints.find((endpoint) => endpoint.name === name)?.sandboxable);
+    };
+    server = await startTestServer({ catalogUrl: database.url });
+    assert.deepEqual(await sandboxable(), [true, true, false]);
+    // A later choice of its user stands: the upgrade ran once.
+    const token = ((await server.request('GET', '/api/endpoints')).body as Array<{ name: string; token: string }>).find((endpoint) => endpoint.name === 'logs.all')!.token;
+    assert.equal((await server.request('PATCH', `/api/endpoints/${token}`, { body: { sandboxable: false } })).status, 204);
+    await server.stop({ removeData: true });
+    server = await startTestServer({ catalogUrl: database.url });
+    assert.deepEqual(await sandboxable(), [false, true, false]);
+    await server.stop({ removeData: true });
+  } finally {
+    await client.end().catch(() => undefined);
+    await database.stop();
   }
 });
