@@ -5,8 +5,9 @@
  * every row checked; and Supabase's rules for the window, `select *` and `count(*)`.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+// The repository's copy of ../shared/samples/supabase (the events provisioning reads).
+import { sample } from '../support/samples.ts';
 import { INGEST_KEY, startTestServer, type TestServer } from '../support/server.ts';
 
 let server: TestServer;
@@ -19,7 +20,6 @@ const base = now - 10 * MINUTE;
 const WINDOW = { iso_timestamp_start: iso(now - 20 * MINUTE), iso_timestamp_end: iso(now + MINUTE) };
 
 type Json = Record<string, any>;
-const sample = (name: string): Json => JSON.parse(readFileSync(`../shared/samples/supabase/${name}.json`, 'utf8'));
 
 let second = 0;
 /** A real sample event of `source`, its metadata changed by `edit`. */

@@ -5,7 +5,7 @@
  * several projects, multi-element record arrays, empty and NULL lists.
  */
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -21,8 +21,9 @@ import {
 import { shapeOfSource, type TableShape } from '../../src/sql/index.ts';
 import { registerJsFunctions } from '../../src/warehouse/duckdb/functions/udfs.ts';
 import type { FieldType, RecordFields } from '../../src/warehouse/types.ts';
+// The repository's copy of the Supabase sample events (the ones provisioning reads).
+import { sample as supabaseSample } from '../support/samples.ts';
 
-const SAMPLES = '/work/shared/samples/supabase';
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -37,7 +38,7 @@ interface FixtureSource {
   events: JsonObject[];
 }
 
-const sample = (name: string): JsonObject => JSON.parse(readFileSync(join(SAMPLES, `${name}.json`), 'utf8')) as JsonObject;
+const sample = (name: string): JsonObject => supabaseSample(name) as JsonObject;
 const metadataOf = (event: JsonObject): JsonObject => event.metadata as JsonObject;
 
 function edgeEvent(id: string, timestamp: string, project: string, method: string, path: string, status: number | null): JsonObject {

@@ -13,11 +13,14 @@
  */
 
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { AppError } from '../../src/errors.ts';
 import { translate, type SqlDialect } from '../../src/sql/index.ts';
+import { sharedPath, skipUnlessShared } from '../support/shared.ts';
 
-const CASES_FILE = join(import.meta.dirname, '../../../shared/reference/zetasql/cases.json');
+const CASES = 'reference/zetasql/cases.json';
+
+/** Why the cases cannot run here (no ../shared beside the checkout), or false. */
+export const skipWithoutCases = (): string | false => skipUnlessShared(CASES, 'the ZetaSQL compliance cases');
 
 type ColumnType = string | { array: ColumnType } | { struct: unknown };
 
@@ -36,7 +39,7 @@ export interface ZetaSqlCase {
 }
 
 export function loadCases(): ZetaSqlCase[] {
-  return (JSON.parse(readFileSync(CASES_FILE, 'utf8')) as { cases: ZetaSqlCase[] }).cases;
+  return (JSON.parse(readFileSync(sharedPath(CASES), 'utf8')) as { cases: ZetaSqlCase[] }).cases;
 }
 
 export type Outcome = 'pass' | 'refused' | 'wrong';

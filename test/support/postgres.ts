@@ -83,13 +83,4 @@ export async function startPostgres(): Promise<TestPostgres> {
   };
 }
 
-/**
- * Skip a test file when a dependency is missing, but only outside CI: with CI set, a missing
- * PostgreSQL or chdb fails loudly instead of passing by not running.
- */
-export function skipUnlessAvailable(reason: string | undefined): string | false {
-  if (!reason) return false;
-  if (process.env.CI) throw new Error(`${reason} (CI is set, so this is a failure, not a skip)`);
-  console.warn(`skipping: ${reason}`);
-  return reason;
-}
+export { skipUnlessAvailable } from './requirements.ts';
