@@ -8,7 +8,7 @@
  */
 
 import { andAll, conjunctsOf } from './analysis.ts';
-import { type TableShape, UNKNOWN } from './catalog.ts';
+import { type SqlType, type TableShape, UNKNOWN } from './catalog.ts';
 import type { FunctionRenderings } from './emitters.ts';
 import type * as ir from './ir.ts';
 import { checkOutputLimits } from './output-limits.ts';
@@ -49,11 +49,22 @@ export abstract class SqlPrinter {
   /** One statement of the engine's SQL for a validated query; `output` as SqlDialect.generate takes it. */
   print(query: ir.Query, output?: TableShape): string {
     const sql = this.query(query);
-    const bytes = (output?.columns ?? []).filter((column) => column.type.kind === 'scalar' && column.type.name === 'BYTES');
-    if (bytes.length === 0) return sql;
-    // BYTES go out as base64 text, as BigQuery's REST API sends them.
-    const replaced = bytes.map((column) => `${this.base64(this.quoteIdentifier(column.name))} AS ${this.quoteIdentifier(column.name)}`);
+    const replaced = (output?.columns ?? []).flatMap((column) => {
+      const name = this.quoteIdentifier(column.name);
+      const value = this.outputValue(name, column.type);
+      return value === undefined ? [] : [`${value} AS ${name}`];
+    });
+    if (replaced.length === 0) return sql;
     return `SELECT * REPLACE (${replaced.join(', ')}) FROM (${sql}) AS ${this.quoteIdentifier('__result')}`;
+  }
+
+  /**
+   * How a result column of `type` goes out, where the engine's value is not already BigQuery's
+   * reply: BYTES as base64 text, as BigQuery's REST API sends them (and a NULL ARRAY as an empty
+   * one, in engines that have NULL arrays: printers override).
+   */
+  protected outputValue(column: string, type: SqlType): string | undefined {
+    return type.kind === 'scalar' && type.name === 'BYTES' ? this.base64(column) : undefined;
   }
 
   /** The engine's base64 text of a BYTES value. */

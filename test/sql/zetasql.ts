@@ -6,8 +6,8 @@
  *
  * A case ends as one of:
  * - pass: the rows BigQuery gives (floats within a relative tolerance, anonymous columns by
- *   position, rows as a multiset unless the query fixes the order), or any 4xx where BigQuery
- *   raises an error;
+ *   position, rows as a multiset unless the query fixes the order, a NULL ARRAY column as [] as
+ *   BigQuery's query results give it), or any 4xx where BigQuery raises an error;
  * - refused: the translator's named refusal ("… is not supported") of a construct it does not map;
  * - wrong: anything else (other rows, an engine error, a 5xx, an error where BigQuery has rows).
  */
@@ -99,7 +99,9 @@ function differenceFrom(expected: Expectation, actual: Array<Record<string, unkn
   }
   // Both sides by position: the expected row's values in column order against the actual row's.
   const positional = (row: Record<string, unknown>, keys: string[]) => keys.map((key) => row[key]);
-  const expectedRows = expected.rows.map((row) => positional(row, expected.columns.map((c) => c.name)));
+  // ZetaSQL's reference returns a NULL ARRAY; BigQuery's query results turn it into [] (and so does Sawmill).
+  const asResult = (row: unknown[]) => row.map((value, index) => (value === null && isArrayType(expected.columns[index]?.type) ? [] : value));
+  const expectedRows = expected.rows.map((row) => asResult(positional(row, expected.columns.map((c) => c.name))));
   const actualRows = actual.map((row) => positional(row, names));
   const nested = expected.unorderedNested;
   if (expected.ordered) {
@@ -120,6 +122,8 @@ function unmatched(expected: unknown[], actual: unknown[], nested: boolean): num
   }
   return undefined;
 }
+
+const isArrayType = (type: ColumnType | undefined) => typeof type === 'object' && type !== null && 'array' in type;
 
 function sameValue(actual: unknown, expected: unknown, unorderedNested: boolean): boolean {
   if (typeof actual === 'number' && typeof expected === 'number') {

@@ -371,6 +371,8 @@ class ClickHousePrinter extends SqlPrinter {
    */
   protected override cast(expr: ExprOf<'cast'>): string {
     const type = this.type(expr.type);
+    // ClickHouse arrays cannot be NULL: a NULL ARRAY is the empty one, as BigQuery's results give it.
+    if (expr.expr.kind === 'null' && typeof expr.type === 'object' && 'array' in expr.type) return `CAST([] AS ${type})`;
     if (expr.expr.kind === 'null') return `CAST(NULL AS ${typeof expr.type === 'string' ? `Nullable(${type})` : type})`;
     const value = this.expr(expr.expr);
     if (typeof expr.type !== 'string') return `CAST(${value} AS ${type})`;

@@ -11,6 +11,7 @@
 
 import { andAll, assignConjunctsToLevels, childrenOf, conjunctsOf } from '../../sql/analysis.ts';
 import type { SqlDialect } from '../../sql/dialect.ts';
+import type { SqlType } from '../../sql/catalog.ts';
 import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
 import { type ExprOf, type PlannedFrom, SqlPrinter, isNonZeroNumber, starExpandsUnnestElements, structFieldName, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
@@ -230,6 +231,11 @@ class DuckDbPrinter extends SqlPrinter {
 
   protected override base64(value: string): string {
     return `base64(${value})`;
+  }
+
+  /** BigQuery's query results turn a NULL ARRAY into an empty one (inside a query the two differ). */
+  protected override outputValue(column: string, type: SqlType): string | undefined {
+    return type.kind === 'array' ? `coalesce(${column}, [])` : super.outputValue(column, type);
   }
 
   protected override cast(expr: ExprOf<'cast'>): string {
