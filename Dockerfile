@@ -32,7 +32,7 @@ COPY bin ./bin
 COPY console/dist ./console/dist
 RUN mkdir -p /data \
   && chown node:node /data \
-  && ln -s /app/bin/sawmill.mjs /usr/local/bin/sawmill
+  && ln -s /app/bin/sawmill.cjs /usr/local/bin/sawmill
 USER node
 ENV HOST=0.0.0.0 \
   PORT=4000 \
@@ -40,4 +40,5 @@ ENV HOST=0.0.0.0 \
 VOLUME /data
 EXPOSE 4000
 HEALTHCHECK --interval=5s --timeout=5s --retries=10 CMD curl -sSfL -o /dev/null http://localhost:4000/health || exit 1
-CMD ["node", "build/main.js"]
+# As npm start: the compiled service, with the threadpool every start gets (bin/threadpool.cjs).
+CMD ["node", "bin/service.cjs"]

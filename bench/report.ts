@@ -137,7 +137,7 @@ Code: commit ${m.git_commit ?? '?'}${m.git_uncommitted_files ? ` plus ${m.git_un
 
 ## How it is measured
 
-* The real server (\`node build/main.js\`, as \`npm start\` runs it) runs as a child process on 127.0.0.1 with a temp
+* The real server (\`node bin/service.cjs\`, as \`npm start\` and the image run it) runs as a child process on 127.0.0.1 with a temp
   data dir and default settings (DuckDB memory limit ${r.config.memory_limit}).
 * **Ingest:** Debian \`wrk\` (one thread, ${r.config.concurrency} keep-alive connections, Lua body script
   \`bench/wrk.lua\`) in its own process, ${r.config.ingest_seconds} s per run after ${r.config.warmup_seconds} s of warm-up.

@@ -119,7 +119,7 @@ async function startSawmill(dataDir: string, workDir: string, profileName?: stri
     ...settings,
   };
   if (LOG_LEVEL) env.SAWMILL_LOG_LEVEL = LOG_LEVEL;
-  const args = [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), 'build/main.js'];
+  const args = [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), 'bin/service.cjs'];
   const child = startChild(process.execPath, args, { env, logFile: join(workDir, 'server.log') });
   const url = `http://127.0.0.1:${port}`;
   try {
@@ -481,7 +481,7 @@ async function main(): Promise<void> {
     ceiling_seconds: PLAN.ceilingSeconds,
     warmup_seconds: PLAN.warmupSeconds,
     load_generator: 'wrk -t1 (one thread), separate process, same 2 cores as the server (not pinned)',
-    server: 'node build/main.js (npm start), defaults except PORT/HOST/SAWMILL_DATA_DIR/SAWMILL_API_KEY' + (LOG_LEVEL ? `/SAWMILL_LOG_LEVEL=${LOG_LEVEL}` : ''),
+    server: 'node bin/service.cjs (npm start), defaults except PORT/HOST/SAWMILL_DATA_DIR/SAWMILL_API_KEY' + (LOG_LEVEL ? `/SAWMILL_LOG_LEVEL=${LOG_LEVEL}` : ''),
     memory_limit: MEMORY_LIMIT,
     levels: PLAN.levels,
     base_events_per_source: PLAN.basePerSource,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { EndpointService } from './endpoints/service.ts';
 import { Counter, FOLD_SIZE_BUCKETS, Histogram, LATENCY_BUCKETS, Observed, Registry } from './metrics.ts';
 import type { EventWriter } from './pipeline/writer.ts';
+import { libuvThreadpoolSize } from './warehouse/duckdb/reader-pool.ts';
 import type { Warehouse } from './warehouse/types.ts';
 
 /** What /metrics and the console's Status page show; see the README's "Monitoring" section. */
@@ -40,6 +41,11 @@ export class SawmillMetrics {
       new Observed('sawmill_data_file_bytes', 'Size of the files in the data dir Sawmill writes most: the DuckDB file and its write-ahead log.', 'gauge', () =>
         [...this.fileBytes].map(([file, value]) => ({ labels: { file }, value })),
       ),
+    );
+    this.registry.add(
+      new Observed('sawmill_threadpool_threads', "libuv's threadpool (UV_THREADPOOL_SIZE), shared by DuckDB queries and file operations.", 'gauge', () => [
+        { value: libuvThreadpoolSize() },
+      ]),
     );
     this.registry.add(new Observed('sawmill_process_resident_memory_bytes', 'Resident set size of the Sawmill process.', 'gauge', () => [{ value: process.memoryUsage.rss() }]));
     this.registry.add(new Observed('sawmill_process_uptime_seconds', 'Seconds since the process started.', 'gauge', () => [{ value: Math.round(process.uptime()) }]));

@@ -83,7 +83,7 @@ describe('Dockerfile', () => {
     assert.match(finalStage, /^VOLUME \/data$/m);
     assert.match(finalStage, /apt-get install -y --no-install-recommends curl/);
     assert.match(finalStage, /^USER node$/m);
-    assert.match(finalStage, /^CMD \["node", "build\/main.js"\]$/m);
+    assert.match(finalStage, /^CMD \["node", "bin\/service.cjs"\]$/m);
     assert.match(finalStage, /^HEALTHCHECK .*curl -sSfL -o \/dev\/null http:\/\/localhost:4000\/health/m);
   });
 

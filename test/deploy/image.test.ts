@@ -16,9 +16,12 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import { LOGFLARE_ENVIRONMENT, STACK_PRIVATE_TOKEN, STACK_PUBLIC_TOKEN } from '../support/supabase-stack.ts';
+
+const { THREADPOOL_SIZE } = createRequire(import.meta.url)('../../bin/threadpool.cjs') as { THREADPOOL_SIZE: string };
 
 const repo = new URL('../../', import.meta.url).pathname;
 const work = mkdtempSync(join(tmpdir(), 'sawmill-image-'));
@@ -167,6 +170,9 @@ test('the image builds from a clean checkout, and its CMD serves Supabase with L
     });
 
     assert.equal((await fetch(`${url}/health`)).status, 200);
+    // The pool every start gets (bin/threadpool.cjs), though nothing in the environment asks for it.
+    const metrics = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${STACK_PRIVATE_TOKEN}` } })).text();
+    assert.match(metrics, new RegExp(`^sawmill_threadpool_threads ${THREADPOOL_SIZE}$`, 'm'));
 
     // Vector's sink with the public token; the public token may not query.
     const shipped = await fetch(`${url}/api/logs?source_name=postgres.logs`, {
@@ -196,6 +202,7 @@ test('the image builds from a clean checkout, and its CMD serves Supabase with L
     child.kill('SIGTERM');
   }
   assert.equal(await exited, 0, stderr);
+  assert.doesNotMatch(stderr, /leaves room for/, 'no warning about the pool at start');
 
   const ignoredLines = lines.filter((line) => line.includes('Logflare settings'));
   assert.equal(ignoredLines.length, 1, lines.join('\n'));

@@ -14,7 +14,7 @@ export async function openDuckDb(config: Config, hooks: Pick<DuckDbHooks, 'onChe
   if (readConnections < config.queryConcurrency && config.logLevel !== 'silent') {
     console.error(
       `UV_THREADPOOL_SIZE=${threadpool} leaves room for ${readConnections} concurrent DuckDB ${readConnections === 1 ? 'query' : 'queries'} (SAWMILL_QUERY_CONCURRENCY=${config.queryConcurrency}); ` +
-        `start Node with UV_THREADPOOL_SIZE=${config.queryConcurrency + RESERVED_THREADS} or more, as npm start and the sawmill command do`,
+        `start Node with UV_THREADPOOL_SIZE=${config.queryConcurrency + RESERVED_THREADS} or more, as npm start, sawmill serve and the image do`,
     );
   }
   const warehouse = await DuckDbWarehouse.open(

@@ -6,8 +6,8 @@
  * The journal's writes and fsyncs, the fold into DuckDB and every other file operation need the
  * same threads. With 4 readers and libuv's default 4 threads, four slow queries stalled every
  * ingestion acknowledgement until they timed out (issue 17). So queries may hold at most the
- * threads left after RESERVED_THREADS, and more threads are asked for at start (npm start and
- * the `sawmill` command start Node with UV_THREADPOOL_SIZE=16).
+ * threads left after RESERVED_THREADS, and more threads are asked for at start (every entry
+ * point starts Node with UV_THREADPOOL_SIZE=16: bin/threadpool.cjs).
  */
 import { AppError } from '../../errors.ts';
 import type { Reader } from './reader.ts';
