@@ -26,7 +26,8 @@ function messageOf(status: number, body: unknown): string {
   if (body && typeof body === 'object') {
     const { error, errors } = body as { error?: unknown; errors?: Record<string, string[]> };
     if (error && typeof error === 'object' && 'message' in error) return String((error as { message: unknown }).message);
-    if (typeof error === 'string') return error;
+    // Management routes answer in Logflare's shape, {"error": "Not Found", "message": …}.
+    if (typeof error === 'string') return typeof (body as { message?: unknown }).message === 'string' ? (body as { message: string }).message : error;
     if (errors) return Object.entries(errors).map(([field, messages]) => `${field}: ${messages.join(', ')}`).join('; ');
   }
   return `request failed (HTTP ${status})`;

@@ -37,7 +37,8 @@ function errorText(status: number, body: unknown): string {
   if (body && typeof body === 'object') {
     const error = (body as { error?: unknown }).error;
     if (error && typeof error === 'object' && 'message' in error) return String((error as { message: unknown }).message);
-    if (typeof error === 'string') return error;
+    // Management routes answer in Logflare's shape, {"error": "Not Found", "message": …}.
+    if (typeof error === 'string') return typeof (body as { message?: unknown }).message === 'string' ? (body as { message: string }).message : error;
     const errors = (body as { errors?: Record<string, string[]> }).errors;
     if (errors) return Object.entries(errors).map(([field, messages]) => `${field}: ${messages.join(', ')}`).join('; ');
   }

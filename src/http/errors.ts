@@ -6,7 +6,7 @@ import { diskFull, isDiskFull } from '../storage/disk.ts';
 /**
  * Every reply is JSON, errors included, because Logflare clients parse every body.
  * Ingestion and query routes answer `{"error": {"code", "message"}}`; management routes keep
- * Logflare's shapes (`{"error": "Not Found"}`, 422 `{"errors": {field: [messages]}}`).
+ * Logflare's shapes (`{"error": "Not Found", "message"}`, 422 `{"errors": {field: [messages]}}`).
  */
 
 declare module 'fastify' {
@@ -44,7 +44,8 @@ export function validationError(error: ZodError): AppError {
 }
 
 function body(error: AppError, management: boolean): unknown {
-  if (management && error.status === 404) return { error: 'Not Found' };
+  // Logflare's clients read `error`; `message` says what was not found.
+  if (management && error.status === 404) return { error: 'Not Found', message: error.message };
   if (management && error.status === 422) {
     // A query refused at save time also says where: {"errors": {"query": [...]}, "line": 1, "column": 8}.
     const { line, column } = error.details ?? {};

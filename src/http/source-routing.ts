@@ -14,11 +14,11 @@ export type Query = Record<string, string | undefined>;
  * missing one.
  */
 export function resolveSource(services: Services, principal: Principal, query: Query, routing: BodyRouting, header: string | undefined): Source {
-  if (query.source !== undefined) return byToken(services, principal, query.source);
+  if (query.source !== undefined) return byToken(services, principal, query.source, '?source_name=');
   if (query.source_name !== undefined) return byName(services, principal, query.source_name);
-  if (routing.source !== undefined) return byToken(services, principal, routing.source);
+  if (routing.source !== undefined) return byToken(services, principal, routing.source, 'a "source_name" field');
   if (routing.sourceName !== undefined) return byName(services, principal, routing.sourceName);
-  if (header !== undefined) return byToken(services, principal, header.trim());
+  if (header !== undefined) return byToken(services, principal, header.trim(), '?source_name=');
   throw new AppError(400, 'missing_source', 'say which source: ?source=<uuid>, ?source_name=<name>, a "source" field in the body or an x-source header');
 }
 
@@ -28,8 +28,12 @@ function byName(services: Services, principal: Principal, name: string): Source 
   return source;
 }
 
-function byToken(services: Services, principal: Principal, token: string): Source {
-  if (!CANONICAL_UUID.test(token)) throw new AppError(400, 'invalid_source', `source must be a UUID like 3f0c6f4e-8a5e-4c36-9d55-1f2b8f7f1a2b, got "${token.slice(0, 64)}"`);
+/** `byName`: how the sender could have named the source instead, where it put a name as `source`. */
+function byToken(services: Services, principal: Principal, token: string, byName: string): Source {
+  if (!CANONICAL_UUID.test(token)) {
+    const given = token.slice(0, 64);
+    throw new AppError(400, 'invalid_source', `source takes a source's UUID (like 3f0c6f4e-8a5e-4c36-9d55-1f2b8f7f1a2b), got "${given}"; to name a source by its name, use ${byName}${byName.startsWith('?') ? encodeURIComponent(given) : ''}`);
+  }
   const source = services.catalog.sourceByToken(token.toLowerCase());
   if (!source || source.owner_id !== principal.ownerId) throw new AppError(404, 'source_not_found', `no source ${token}`);
   return source;

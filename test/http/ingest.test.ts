@@ -135,6 +135,27 @@ describe('keys and sources', () => {
     assert.ok(!JSON.stringify(wrong.body).includes('not-a-key'), 'the key is not echoed');
   });
 
+  test('a 401 says what is wrong with an Authorization header that is not Bearer, without repeating the key', async () => {
+    const path = `/logs?source=${tokens['pgbouncer.logs.prod']}`;
+    const bare = await server.request('POST', path, { key: null, headers: { authorization: INGEST_KEY }, body: { message: 'x' } });
+    const basic = await server.request('POST', path, { key: null, headers: { authorization: `Basic ${Buffer.from(`user:${INGEST_KEY}`).toString('base64')}` }, body: { message: 'x' } });
+    assert.deepEqual([bare.status, basic.status], [401, 401]);
+    assert.match(bare.body.error.message, /Authorization header has no scheme.*Authorization: Bearer <key>/);
+    assert.match(basic.body.error.message, /Authorization header uses the Basic scheme.*Bearer <key>/);
+    for (const reply of [bare, basic]) assert.ok(!JSON.stringify(reply.body).includes(INGEST_KEY.slice(5)), 'the key is not echoed');
+    const none = await server.request('POST', path, { key: null, body: { message: 'x' } });
+    assert.match(none.body.error.message, /^missing API key: send Authorization: Bearer <key>, X-API-KEY/);
+  });
+
+  test('a source name given as ?source= (or in a body "source") is answered with how to name a source', async () => {
+    const query = await server.request('POST', '/logs?source=pgbouncer.logs.prod', { body: { message: 'x' } });
+    assert.equal(query.status, 400);
+    assert.equal(query.body.error.code, 'invalid_source');
+    assert.match(query.body.error.message, /got "pgbouncer\.logs\.prod"; to name a source by its name, use \?source_name=pgbouncer\.logs\.prod$/);
+    const body = await server.request('POST', '/logs', { body: { source: 'pgbouncer.logs.prod', message: 'x' } });
+    assert.match(body.body.error.message, /use a "source_name" field$/);
+  });
+
   test('a source-scoped key writes only to its source (403 elsewhere)', async () => {
     const sources = (await server.request('GET', '/api/sources')).body as any[];
     const own = sources.find((source) => source.name === 'postgres.logs');

@@ -26,9 +26,19 @@ describe('sources', () => {
     assert.equal((await server.request('GET', `/api/sources/${token}`)).body.retention_days, 7);
     assert.equal((await server.request('DELETE', `/api/sources/${token}`)).status, 204);
     const gone = await server.request('GET', `/api/sources/${token}`);
-    assert.deepEqual([gone.status, gone.body], [404, { error: 'Not Found' }]);
+    assert.deepEqual([gone.status, gone.body], [404, { error: 'Not Found', message: `no source "${token}" (by token, id or name)` }]);
     const ingest = await server.request('POST', `/logs?source=${token}`, { body: { message: 'x' } });
     assert.equal(ingest.status, 404);
+  });
+
+  test('a source is also found by its name, as the explorer routes take it', async () => {
+    const created = await server.request('POST', '/api/sources', { body: { name: 'by.name' } });
+    const byName = await server.request('GET', '/api/sources/by.name');
+    assert.deepEqual([byName.status, byName.body.token], [200, created.body.token]);
+    assert.equal((await server.request('PATCH', '/api/sources/by.name', { body: { retention_days: 3 } })).status, 204);
+    assert.equal((await server.request('GET', `/api/sources/${created.body.token}`)).body.retention_days, 3);
+    const missing = await server.request('GET', '/api/sources/no.such.name');
+    assert.deepEqual([missing.status, missing.body], [404, { error: 'Not Found', message: 'no source "no.such.name" (by token, id or name)' }]);
   });
 
   test('a duplicate name or bad input is a 422 with field messages', async () => {

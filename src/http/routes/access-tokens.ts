@@ -40,7 +40,7 @@ export default async function accessTokenRoutes(app: FastifyInstance, { services
     const wanted = request.params.token;
     const hash = hashKey(wanted);
     const token = catalog.listAccessTokens(principal.ownerId).find((item) => String(item.id) === wanted || item.key_hash === hash);
-    if (!token) throw new AppError(404, 'not_found', 'Not Found');
+    if (!token) throw new AppError(404, 'not_found', 'no such access token (by id or by the key itself)');
     await catalog.deleteAccessToken(token);
     return reply.status(204).send();
   });

@@ -62,7 +62,7 @@ export default async function endpointRoutes(app: FastifyInstance, { services }:
   const find = (request: FastifyRequest<{ Params: { token: string } }>) => {
     const principal = requireManager(services, request);
     const endpoint = catalog.getEndpoint(principal.ownerId, request.params.token);
-    if (!endpoint) throw new AppError(404, 'not_found', 'Not Found');
+    if (!endpoint) throw new AppError(404, 'not_found', `no endpoint "${request.params.token.slice(0, 256)}" (by token or id)`);
     return endpoint;
   };
 

@@ -36,10 +36,12 @@ export default async function sourceRoutes(app: FastifyInstance, { services }: {
   const config = { managementErrors: true };
   const { catalog, warehouse } = services;
 
+  /** By token or numeric id, as Logflare's API, or by name, as the explorer's routes take it. */
   const find = (request: FastifyRequest<{ Params: { token: string } }>) => {
     const principal = requireManager(services, request);
-    const source = catalog.getSource(principal.ownerId, request.params.token);
-    if (!source) throw new AppError(404, 'not_found', 'Not Found');
+    const wanted = request.params.token;
+    const source = catalog.getSource(principal.ownerId, wanted) ?? catalog.sourceByName(principal.ownerId, wanted);
+    if (!source) throw new AppError(404, 'not_found', `no source "${wanted.slice(0, 256)}" (by token, id or name)`);
     return source;
   };
 
