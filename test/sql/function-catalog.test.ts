@@ -86,6 +86,23 @@ describe('resolving a call', () => {
     assert.equal(resolveCall('parse_json', parse, [column(STRING)], new Map([['mode', column(STRING)]])).ok, false);
   });
 
+  test('a repeated group takes whole repetitions only, after the fixed arguments', () => {
+    const object = scalar('json', ['((STRING, ANY)...) -> JSON']);
+    const pairs = (count: number) => Array.from({ length: count }, (_, index) => column(index % 2 === 0 ? STRING : INT64));
+    for (const count of [0, 2, 4]) assert.equal(resolveCall('json_object', object, pairs(count), none).ok, true, `${count} arguments`);
+    const odd = resolveCall('json_object', object, pairs(3), none);
+    assert.equal(!odd.ok && odd.message, 'No matching signature for function JSON_OBJECT for argument types: STRING, INT64, STRING. Supported signature: JSON_OBJECT([STRING, ANY, ...])');
+    assert.equal(resolveCall('json_object', object, [column(INT64), column(INT64)], none).ok, false);
+
+    const set = scalar('json', ['(JSON, CONST STRING, ANY, (CONST STRING, ANY)...; create_if_missing => BOOL) -> JSON']);
+    const path = literal({ kind: 'string', value: '$.a' }, STRING);
+    const json = column(scalarType('JSON'));
+    assert.equal(resolveCall('json_set', set, [json, path, column(INT64)], none).ok, true);
+    assert.equal(resolveCall('json_set', set, [json, path, column(INT64), path, column(STRING)], none).ok, true);
+    assert.equal(resolveCall('json_set', set, [json, path, column(INT64), path], none).ok, false);
+    assert.equal(resolveCall('json_set', set, [json, path, column(INT64), column(STRING), column(STRING)], none).ok, false, 'a repeated path must be constant too');
+  });
+
   test('a constant argument must be a literal or a parameter', () => {
     const top = scalar('approximate_aggregate', ['(T1, CONST INT64) -> INT64']);
     assert.equal(resolveCall('f', top, [column(STRING), literal({ kind: 'number', text: '3' }, INT64)], none).ok, true);

@@ -46,26 +46,30 @@ interface Match {
   cost: number;
 }
 
-/** Which parameter each positional argument fills, or undefined when the count does not fit. */
+/**
+ * Which parameter each positional argument fills, or undefined when the count does not fit:
+ * required parameters first, then optional ones in order, then repetitions of the repeated
+ * parameter (or whole groups of them).
+ */
 function assignPositional(params: readonly Param[], count: number): Param[] | undefined {
   const positional = params.filter((param) => !param.namedOnly);
-  const required = positional.filter((param) => !param.optional).length;
+  const fixed = positional.filter((param) => !param.repeated);
+  const group = positional.filter((param) => param.repeated);
+  const required = fixed.filter((param) => !param.optional).length;
   if (count < required) return undefined;
-  const assigned: Param[] = [];
   let spare = count - required;
-  for (const param of positional) {
-    if (assigned.length === count) break;
-    if (param.repeated) {
-      while (assigned.length < count) assigned.push(param);
-      break;
-    }
+  const assigned: Param[] = [];
+  for (const param of fixed) {
     if (param.optional) {
       if (spare === 0) continue;
       spare--;
     }
     assigned.push(param);
   }
-  return assigned.length === count ? assigned : undefined;
+  const rest = count - assigned.length;
+  if (rest > 0 && (group.length === 0 || rest % group.length !== 0)) return undefined;
+  for (let index = 0; index < rest; index++) assigned.push(group[index % group.length]!);
+  return assigned;
 }
 
 function matchSignature(signature: Signature, args: readonly CallArgument[], named: ReadonlyMap<string, CallArgument>): Match | undefined {

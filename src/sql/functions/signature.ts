@@ -2,9 +2,10 @@
  * Function signatures, written as BigQuery's reference and its error messages print them and
  * parsed once at load: `(STRING, STRING, [INT64], [INT64]) -> INT64`. After ZetaSQL's
  * FunctionSignature: each argument has a type (concrete, templated `T1`/`T2`, `ARRAY<T1>`, a
- * date-part keyword set), and may be optional (`[INT64]`), repeated (`STRING...`), named
- * (`mode => STRING`, also positional; `=> STRING` after `;` only by name) or constant (`CONST INT64`:
- * a literal, as BigQuery requires for APPROX_TOP_COUNT's n).
+ * date-part keyword set), and may be optional (`[INT64]`), repeated (`STRING...`, or a group
+ * repeated together: `(STRING, ANY)...`, JSON_OBJECT's key-value pairs), named (`mode => STRING`,
+ * also positional; `=> STRING` after `;` only by name) or constant (`CONST INT64`: a literal, as
+ * BigQuery requires for APPROX_TOP_COUNT's n).
  */
 
 import type { DatePart, ScalarTypeName } from '../ir.ts';
@@ -27,7 +28,10 @@ export type TypeVariable = 'T1' | 'T2';
 export interface Param {
   type: TypePattern;
   optional: boolean;
-  /** Zero or more further arguments of this type (the last parameter only). */
+  /**
+   * Zero or more further arguments of this type: the last positional parameter, or the last
+   * ones, which then repeat together as a group (`(STRING, ANY)...`).
+   */
   repeated: boolean;
   /** A named argument (`name => value`); positional too unless `namedOnly`. */
   name?: string;
@@ -72,7 +76,8 @@ export function parseSignature(text: string): Signature {
   while (!reader.peek(')')) {
     if (reader.take(';')) namedOnly = true;
     else if (params.length > 0) reader.expect(',');
-    params.push(readParam(reader, namedOnly));
+    if (!namedOnly && reader.take('(')) params.push(...readGroup(reader));
+    else params.push(readParam(reader, namedOnly));
   }
   reader.expect(')');
   reader.expect('->');
@@ -90,6 +95,16 @@ function readParam(reader: Reader, namedOnly: boolean): Param {
   if (optional) reader.expect(']');
   if (namedOnly && !name) reader.fail('arguments after ";" are named');
   return { type, optional: optional || repeated || namedOnly, repeated, ...(name ? { name } : {}), namedOnly, constant };
+}
+
+/** `(X, Y)...`: parameters repeated together, zero or more times (after its `(`). */
+function readGroup(reader: Reader): Param[] {
+  const group: Param[] = [];
+  do group.push({ ...readParam(reader, false), optional: true, repeated: true });
+  while (reader.take(','));
+  reader.expect(')');
+  reader.expect('...');
+  return group;
 }
 
 function readType(reader: Reader): TypePattern {
@@ -198,10 +213,11 @@ export function describePattern(type: TypePattern, templates = false): string {
 
 /** `INSTR(STRING, STRING, [INT64], [INT64])`, as BigQuery lists a supported signature. */
 export function describeSignature(name: string, signature: Signature, templates = false): string {
-  const params = signature.params.map((param) => {
-    const type = `${param.name ? `${param.name} => ` : ''}${describePattern(param.type, templates)}`;
-    if (param.repeated) return `[${type}, ...]`;
-    return param.optional ? `[${type}]` : type;
+  const describe = (param: Param) => `${param.name ? `${param.name} => ` : ''}${describePattern(param.type, templates)}`;
+  const repeated = signature.params.filter((param) => param.repeated).map(describe);
+  const params = signature.params.flatMap((param, index) => {
+    if (param.repeated) return signature.params.findIndex((other) => other.repeated) === index ? [`[${repeated.join(', ')}, ...]`] : [];
+    return [param.optional ? `[${describe(param)}]` : describe(param)];
   });
   return `${name}(${params.join(', ')})`;
 }
