@@ -140,6 +140,16 @@ describe('json route (P/json)', () => {
     assert.equal(events(await run('json', '{"a":1}\n{"a":2}', 'application/x-ndjson')).length, 2);
   });
 
+  it('takes a body that is only {"batch": [...]} as its elements (LogLayer), unlike Logflare', async () => {
+    const batch = [{ message: 'first', metadata: { user: { id: 7 } } }, { message: 'second' }];
+    assert.deepEqual(events(await run('json', { batch })), batch.map((r) => ({ event_message: JSON.stringify(r), metadata: r })));
+    assert.match(errorOf((await run('json', { batch: [{ a: 1 }, 'x'] })).events[1]), /batch\[1\]: expected a JSON object, got a string/);
+    // Any other object is one record that happens to have a batch field.
+    for (const record of [{ batch: [1, 2], job: 'import' }, { batch: 'nightly' }]) {
+      assert.deepEqual(events(await run('json', record)), [{ event_message: JSON.stringify(record), metadata: record }]);
+    }
+  });
+
   it('reports non-object elements per event', async () => {
     const result = await run('json', [{ a: 1 }, 7]);
     assert.match(errorOf(result.events[1]), /element 1: expected a JSON object, got a number/);
