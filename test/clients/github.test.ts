@@ -102,10 +102,14 @@ const payloads = {
   },
 } as const;
 
-/** The request GitHub makes for one delivery; `secret` signs it, as a webhook with a secret does. */
-function delivery(event: keyof typeof payloads, body: string, secret: string) {
+/**
+ * The request GitHub makes for one delivery; `secret` signs it, as a webhook with a secret does.
+ * "Content type: application/x-www-form-urlencoded" (the default GitHub offers) sends the same
+ * JSON as the form field `payload` and signs those form bytes.
+ */
+function delivery(event: keyof typeof payloads, body: string, secret: string, contentType = 'application/json') {
   return {
-    'content-type': 'application/json',
+    'content-type': contentType,
     'user-agent': 'GitHub-Hookshot/a1b2c3d',
     'x-github-event': event,
     'x-github-delivery': randomUUID(),
@@ -141,6 +145,22 @@ describe('GitHub webhooks', () => {
     const pull = rows.map((row) => only(row.metadata)).find((metadata) => metadata.pull_request !== undefined && metadata.pull_request !== null)!;
     assert.equal(only(pull.pull_request).title, 'Amazing new feature');
     assert.equal(only(only(pull.pull_request).head).ref, 'new-topic');
+  });
+
+  test('form-encoded deliveries (GitHub\'s default content type) are read from their payload field', async () => {
+    const token = await createSource(server, 'github.form', { webhook_secret: SECRET });
+    for (const event of ['push', 'issues'] as const) {
+      const body = new URLSearchParams({ payload: JSON.stringify(payloads[event]) }).toString();
+      const headers = delivery(event, body, SECRET, 'application/x-www-form-urlencoded');
+      const reply = await server.request('POST', `/logs/github?api_key=${INGEST_KEY}&source=${token}`, { key: null, body, headers });
+      assert.equal(reply.status, 200, `${event}: ${JSON.stringify(reply.body)}`);
+    }
+    const rows = await storedRows(server, token);
+    assert.deepEqual(rows.map((row) => row.event_message).sort(), ['octocat/Hello-World | hubot | opened', 'octocat/Hello-World | hubot | push']);
+    const issue = rows.map((row) => only(row.metadata)).find((metadata) => metadata.issue?.length)!;
+    assert.equal(only(issue.issue).body, "I'm having a problem with this.", 'form-decoded text is the text GitHub sent');
+    const empty = await server.request('POST', `/logs/github?api_key=${INGEST_KEY}&source=${token}`, { key: null, body: 'zen=hi', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    assert.deepEqual([empty.status, empty.body.error.code], [415, 'unsupported_media_type']);
   });
 
   test('a delivery signed with another secret, or unsigned, is refused and not stored', async () => {
