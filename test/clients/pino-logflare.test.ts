@@ -9,9 +9,14 @@
  * its browser mode sends `{log_entry, metadata, timestamp}` instead.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { HttpClient, type NetworkError } from 'logflare-transport-core';
 import pino from 'pino';
 import pinoLogflare from 'pino-logflare';
@@ -96,6 +101,48 @@ describe('pino-logflare as a pino transport (worker thread, batched)', () => {
     assert.equal(row?.event_message, 'cart abandoned');
     const metadata = only(row?.metadata);
     assert.deepEqual([metadata.level, metadata.browser, metadata.page, metadata.items], ['warning', true, '/cart', 2]);
+  });
+});
+
+/**
+ * Runs `code` as an app's own process (in the repository, so it finds pino and pino-logflare),
+ * which logs and exits as apps do, and returns how many times each line `n` was stored.
+ */
+async function storedPerLine(token: string, code: string, lines: number): Promise<number[]> {
+  const artifacts = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
+  await mkdir(artifacts, { recursive: true });
+  const dir = await mkdtemp(join(artifacts, 'pino-app-'));
+  try {
+    await writeFile(join(dir, 'app.mjs'), code);
+    await promisify(execFile)(process.execPath, [join(dir, 'app.mjs')], { cwd: dir, timeout: 20_000 });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  await waitForRows(server, token, lines);
+  // A second post may still be on its way when the process has exited.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const counts = Array.from({ length: lines }, () => 0);
+  for (const row of await storedRows(server, token)) counts[only(row.metadata).n]++;
+  return counts;
+}
+
+describe('an app that logs and exits', () => {
+  const logLines = (lines: number) => `for (let n = 0; n < ${lines}; n++) logger.info({ n }, 'line');\n`;
+
+  test('the in-process stream (the console snippet and docs/clients.md) stores each line once', async () => {
+    const token = await createSource(server, 'pino.exits.stream');
+    const options = JSON.stringify({ apiKey: INGEST_KEY, sourceToken: token, apiBaseUrl: server.url });
+    const app = `import pino from 'pino';\nimport { createWriteStream } from 'pino-logflare';\nconst logger = pino(createWriteStream(${options}));\n${logLines(5)}`;
+    assert.deepEqual(await storedPerLine(token, app, 5), [1, 1, 1, 1, 1]);
+  });
+
+  test('pino.transport posts the lines it still holds at exit twice (why the docs do not use it)', async () => {
+    const token = await createSource(server, 'pino.exits.transport');
+    const options = JSON.stringify({ apiKey: INGEST_KEY, sourceToken: token, apiBaseUrl: server.url });
+    const app = `import pino from 'pino';\nconst logger = pino(pino.transport({ target: 'pino-logflare', options: ${options} }));\n${logLines(3)}`;
+    // pino-logflare 0.5.2: at the end of its input the transport sends its batch, and the stream's
+    // close sends the same batch again before the first send has emptied it.
+    assert.deepEqual(await storedPerLine(token, app, 3), [2, 2, 2]);
   });
 });
 

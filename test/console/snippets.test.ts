@@ -89,11 +89,15 @@ describe('the Send logs snippets, run as shown', { skip: chromiumMissing() }, ()
     await landed('hi');
   });
 
-  test('pino', async () => {
+  test('pino: the line is stored exactly once', async () => {
     const file = join(workDir, 'pino-snippet.mjs');
     await writeFile(file, await snippet('pino'));
     await run(process.execPath, [file], { env: { ...process.env, SAWMILL_API_KEY: INGEST_KEY }, cwd: workDir, timeout: 20_000 });
     await landed('hello from pino');
+    // A second post may still be on its way when the process has exited.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const stored = (await storedRows(server, token)).filter((row) => row.event_message === 'hello from pino');
+    assert.equal(stored.length, 1, 'the snippet stored its line more than once');
   });
 
   test('Vector', async () => {

@@ -71,12 +71,12 @@ function snippetsFor(origin: string, source: SourceStats): Array<[string, string
       'pino',
       `// npm install pino pino-logflare
 import pino from 'pino';
+import { createWriteStream } from 'pino-logflare';
 
-const transport = pino.transport({
-  target: 'pino-logflare',
-  options: { apiKey: process.env.SAWMILL_API_KEY, sourceToken: '${token}', apiBaseUrl: '${origin}' },
-});
-const logger = pino(transport);
+// Each line is sent once, as it is logged. (pino.transport({ target: 'pino-logflare' })
+// sends the lines still batched at exit twice: docs/clients.md.)
+const stream = createWriteStream({ apiKey: process.env.SAWMILL_API_KEY, sourceToken: '${token}', apiBaseUrl: '${origin}' });
+const logger = pino(stream);
 logger.info({ user: { id: 7 } }, 'hello from pino');`,
     ],
     [

@@ -34,12 +34,12 @@ order by minute`,hint:`ClickHouse SQL · read sources by name in backticks · {n
   -H "x-api-key: $SAWMILL_API_KEY" -H "content-type: application/json" \\
   -d '{"message": "hello from curl", "metadata": {"level": "info", "user": {"id": 7}}}'`],[`pino`,`// npm install pino pino-logflare
 import pino from 'pino';
+import { createWriteStream } from 'pino-logflare';
 
-const transport = pino.transport({
-  target: 'pino-logflare',
-  options: { apiKey: process.env.SAWMILL_API_KEY, sourceToken: '${n}', apiBaseUrl: '${e}' },
-});
-const logger = pino(transport);
+// Each line is sent once, as it is logged. (pino.transport({ target: 'pino-logflare' })
+// sends the lines still batched at exit twice: docs/clients.md.)
+const stream = createWriteStream({ apiKey: process.env.SAWMILL_API_KEY, sourceToken: '${n}', apiBaseUrl: '${e}' });
+const logger = pino(stream);
 logger.info({ user: { id: 7 } }, 'hello from pino');`],[`Vector`,`# vector.yaml
 sinks:
   sawmill:
