@@ -122,7 +122,10 @@ async function storedPerLine(token: string, code: string, lines: number): Promis
   // A second post may still be on its way when the process has exited.
   await new Promise((resolve) => setTimeout(resolve, 1500));
   const counts = Array.from({ length: lines }, () => 0);
-  for (const row of await storedRows(server, token)) counts[only(row.metadata).n]++;
+  for (const row of await storedRows(server, token)) {
+    const line: number = only(row.metadata).n;
+    counts[line] = (counts[line] ?? 0) + 1;
+  }
   return counts;
 }
 
