@@ -54,6 +54,11 @@ async function send(path: string, init: RequestInit): Promise<Response> {
 }
 
 export async function api<T>(method: string, path: string, body?: unknown, key = storedKey()): Promise<T> {
+  return (await apiReply<T>(method, path, body, key)).body;
+}
+
+/** `api`, with the reply's headers. */
+export async function apiReply<T>(method: string, path: string, body?: unknown, key = storedKey()): Promise<{ body: T; headers: Headers }> {
   const response = await send(path, { method, headers: headers(key, body !== undefined), body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await response.text();
   let parsed: unknown;
@@ -63,7 +68,16 @@ export async function api<T>(method: string, path: string, body?: unknown, key =
     parsed = text;
   }
   if (!response.ok) throw new ApiError(response.status, messageOf(response.status, parsed));
-  return parsed as T;
+  return { body: parsed as T, headers: response.headers };
+}
+
+/**
+ * What an endpoint run's headers say about its parameters: those the query uses that had no value
+ * (the API runs them as NULL) and the names given that the query does not use (ignored).
+ */
+export function parameterUse(headers: Headers): { missing: string[]; unknown: string[] } {
+  const names = (header: string) => (headers.get(header) ?? '').split(', ').filter(Boolean).map(decodeURIComponent);
+  return { missing: names('x-sawmill-missing-params'), unknown: names('x-sawmill-unknown-params') };
 }
 
 export const query = (params: Record<string, string | number | undefined>) => {

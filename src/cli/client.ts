@@ -54,6 +54,11 @@ export class ApiClient {
 
   /** Send a request; a reply other than 2xx becomes a CliError with the service's own message. */
   async request<T = unknown>(method: string, path: string, body?: unknown, init: { contentType?: string; raw?: boolean } = {}): Promise<T> {
+    return (await this.reply<T>(method, path, body, init)).body;
+  }
+
+  /** `request`, with the reply's headers. */
+  async reply<T = unknown>(method: string, path: string, body?: unknown, init: { contentType?: string; raw?: boolean } = {}): Promise<{ body: T; headers: Headers }> {
     let response: Response;
     const payload = body === undefined ? undefined : init.raw ? (body as BodyInit) : JSON.stringify(body);
     const contentType = init.contentType ?? (body === undefined ? undefined : 'application/json');
@@ -66,7 +71,7 @@ export class ApiClient {
     } catch (error) {
       throw new CliError(`cannot reach ${this.connection.url}: ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}`);
     }
-    return this.read<T>(response);
+    return { body: await this.read<T>(response), headers: response.headers };
   }
 
   async read<T>(response: Response): Promise<T> {

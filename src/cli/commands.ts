@@ -155,12 +155,28 @@ export async function queryCommand({ client, positionals, values, json, out }: C
     search.append(pair.slice(0, equals), pair.slice(equals + 1));
   }
   const query = search.size > 0 ? `?${search}` : '';
-  const { result } = await client.request<{ result: Array<Record<string, unknown>> }>('GET', `/api/endpoints/query/${path(endpoint)}${query}`);
+  const { body, headers } = await client.reply<{ result: Array<Record<string, unknown>> }>('GET', `/api/endpoints/query/${path(endpoint)}${query}`);
+  const { result } = body;
+  // The API, as Logflare's, runs a missing parameter as NULL and ignores an unknown one: say so.
+  const note = parameterNote(headers);
+  if (note) process.stderr.write(`${note}\n`);
   if (json) return out(JSON.stringify(result, null, 2));
   // TIMESTAMP values come back as microseconds since the epoch; a person reads ISO 8601.
   const times = timestampColumns(result);
   out(table(result.map((row) => (times.length === 0 ? row : { ...row, ...Object.fromEntries(times.map((name) => [name, isoFromMicros(row[name])])) }))));
   process.stderr.write(`${result.length} row${result.length === 1 ? '' : 's'}\n`);
+}
+
+/** What the service's parameter headers say (routes/endpoints.ts), as a line for people; '' when all is well. */
+export function parameterNote(headers: Headers): string {
+  const names = (header: string) => (headers.get(header) ?? '').split(', ').filter(Boolean).map(decodeURIComponent);
+  const missing = names('x-sawmill-missing-params');
+  const unknown = names('x-sawmill-unknown-params');
+  const parts = [
+    ...(missing.length > 0 ? [`no value for ${missing.map((name) => `@${name}`).join(', ')}, so NULL (--param ${missing[0]}=…)`] : []),
+    ...(unknown.length > 0 ? [`the query does not use ${unknown.join(', ')}: ignored`] : []),
+  ];
+  return parts.length > 0 ? `note: ${parts.join('; ')}` : '';
 }
 
 export async function tailCommand({ client, positionals, values, json, out, err }: CommandContext): Promise<void> {

@@ -39,6 +39,30 @@ function fieldsKey(fields: RecordFields | undefined): string {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** Request names that are never an endpoint's own `@` parameters. */
+const TRANSPORT_NAMES = new Set(['api_key']);
+
+/**
+ * A run's reply, and how its request met the query's `@` parameters. As in Logflare, a parameter
+ * the query uses and the request lacks is NULL and one it does not use is ignored; the console and
+ * the CLI tell people which (routes/endpoints.ts sends both as headers).
+ */
+export interface EndpointRun {
+  /** `{"result": [...]}`, serialised. */
+  body: string;
+  /** Parameters the query uses that the request did not give: they ran as NULL. */
+  missing: string[];
+  /** Names the request gave that the query does not use: ignored. */
+  unknown: string[];
+}
+
+function parameterUsage(used: readonly string[], given: Record<string, string>, understood: (name: string) => boolean): Omit<EndpointRun, 'body'> {
+  return {
+    missing: used.filter((name) => given[name] === undefined),
+    unknown: Object.keys(given).filter((name) => !used.includes(name) && !TRANSPORT_NAMES.has(name) && !understood(name)),
+  };
+}
+
 /** Runs saved queries (BigQuery SQL, ClickHouse SQL or LQL) against the warehouse, with per-endpoint caching and warming. */
 export class EndpointService {
   private readonly cache: ResultCache;
@@ -72,15 +96,23 @@ export class EndpointService {
     return endpoint && !endpoint.enable_auth ? { ownerId: endpoint.owner_id, scopes: [`query:endpoint:${endpoint.id}`] } : undefined;
   }
 
-  /** Run an endpoint; resolves to the reply body, `{"result": [...]}`, serialised. */
-  async run(principal: Principal, tokenOrName: string, request: Record<string, string>): Promise<string> {
+  /** Run an endpoint: the reply body and how the request's parameters were used. */
+  async run(principal: Principal, tokenOrName: string, given: Record<string, string>): Promise<EndpointRun> {
     const endpoint = this.find(principal.ownerId, tokenOrName);
     if (!endpoint) throw new AppError(404, 'not_found', `endpoint "${tokenOrName}" not found`);
     if (!canQuery(principal, endpoint)) throw new AppError(403, 'forbidden', 'this key may not query this endpoint');
     // LQL becomes SQL over the fields the source has; uncached, the query waits for the same events anyway.
     if (endpoint.language === 'lql' && endpoint.cache_duration_seconds <= 0) await this.options.readBarrier?.();
-    const translation = this.translate(endpoint, request.sql);
-    if (isUnifiedLogsEndpoint(endpoint)) request = { ...request, ...logsWindow(request) };
+    const translation = this.translate(endpoint, given.sql);
+    const unified = isUnifiedLogsEndpoint(endpoint);
+    const request = unified ? { ...given, ...logsWindow(given) } : given;
+    const usage = parameterUsage(translation.parameters, request, (name) =>
+      name === 'sql' ? unified || endpoint.sandboxable : unified && (name === WINDOW.start || name === WINDOW.end),
+    );
+    return { body: await this.runTranslated(endpoint, translation, request), ...usage };
+  }
+
+  private async runTranslated(endpoint: Endpoint, translation: Translation, request: Record<string, string>): Promise<string> {
     const params = Object.fromEntries(translation.parameters.map((name) => [name, request[name] ?? null]));
     const timeoutMs = endpoint.query_timeout_ms ?? this.options.queryTimeoutMs;
     const execute = async () => replyBody(await this.warehouse.queryJson(translation.sql, params, { timeoutMs, maxRows: endpoint.max_limit }));
@@ -109,13 +141,14 @@ export class EndpointService {
    * Run a query that is not saved (the console's draft), as an endpoint of `ownerId` would run
    * it: the owner's sources only, `@name` parameters from `request`, never cached.
    */
-  async preview(ownerId: number, draft: WrittenQuery, request: Record<string, string>, maxRows: number): Promise<string> {
+  async preview(ownerId: number, draft: WrittenQuery, request: Record<string, string>, maxRows: number): Promise<EndpointRun> {
     const translation = await this.withCurrentFields(() => {
       checkQuery(draft, this.dialect, this.context(ownerId));
       return translateQuery(draft, undefined, this.dialect, this.context(ownerId));
     });
     const params = Object.fromEntries(translation.parameters.map((name) => [name, request[name] ?? null]));
-    return replyBody(await this.warehouse.queryJson(translation.sql, params, { timeoutMs: this.options.queryTimeoutMs, maxRows }));
+    const body = replyBody(await this.warehouse.queryJson(translation.sql, params, { timeoutMs: this.options.queryTimeoutMs, maxRows }));
+    return { body, ...parameterUsage(translation.parameters, request, () => false) };
   }
 
   /**

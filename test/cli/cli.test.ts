@@ -178,6 +178,15 @@ describe('sawmill CLI against a running service', () => {
     assert.deepEqual(JSON.parse(json.stdout), [{ job: 24, event_message: 'info: job 24' }]);
   });
 
+  test('query says which parameters had no value (NULL) and which the query does not use', async () => {
+    await server.request('POST', '/api/endpoints', { body: { name: 'cli.params', query: 'select @word as word, @count as count' } });
+    const typo = await run(['query', 'cli.params', '--param', 'word=hi', '--param', 'cuont=3']);
+    assert.equal(typo.code, 0, typo.stderr);
+    assert.match(typo.stderr, /^note: no value for @count, so NULL \(--param count=…\); the query does not use cuont: ignored$/m);
+    const json = await run(['query', 'cli.params', '-p', 'word=hi', '-p', 'count=1', '--json']);
+    assert.deepEqual([JSON.parse(json.stdout), json.stderr], [[{ word: 'hi', count: '1' }], '']);
+  });
+
   test('query shows TIMESTAMP columns as ISO 8601 in a table, as microseconds in --json', async () => {
     const created = await server.request('POST', '/api/endpoints', {
       body: { name: 'first-job', query: 'select timestamp, timestamp_trunc(timestamp, minute) as minute, m.job from `cli.app` t cross join unnest(t.metadata) m where m.job = 0' },

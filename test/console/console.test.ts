@@ -171,6 +171,13 @@ describe('web console in Chromium', { skip: chromiumMissing() }, () => {
     // The saved endpoint answers over HTTP exactly as the console showed it.
     const reply = await fetch(url, { headers: { 'x-api-key': PRIVATE_KEY } }).then((response) => response.json());
     assert.deepEqual(reply.result.map((row: { duration_ms: number }) => row.duration_ms), [49, 48, 47, 46]);
+
+    // A parameter left empty runs as NULL, as in Logflare; the console says so.
+    assert.equal(await page.getByTestId('param-note').count(), 0);
+    await page.getByLabel('@min_ms').fill('');
+    await page.getByTestId('run-endpoint').click();
+    await page.getByTestId('result-summary').filter({ hasText: '0 rows' }).waitFor(WAIT);
+    assert.equal(await page.getByTestId('param-note').innerText(), 'Empty, so run as NULL: @min_ms.');
   });
 
   test('rows with a time column are drawn as a chart; settings are saved', async () => {

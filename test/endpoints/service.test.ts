@@ -40,7 +40,7 @@ test('a promotion the warehouse refuses is reported with its source, and the end
     assert.equal(failures[0]!.sourceId, broken.token);
     assert.match(failures[0]!.message, /does not exist/);
     assert.equal(catalog.endpointByName(1, 'slow')?.id, saved.id);
-    assert.equal(await endpoints.run({ ownerId: 1, scopes: ['private'] }, 'fine', {}), JSON.stringify({ result: [{ p: 'p1' }] }));
+    assert.equal((await endpoints.run({ ownerId: 1, scopes: ['private'] }, 'fine', {})).body, JSON.stringify({ result: [{ p: 'p1' }] }));
   } finally {
     endpoints.stop();
     await warehouse.close();

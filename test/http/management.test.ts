@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { generateKey, hashKey } from '../../src/catalog/access.ts';
 import { translate } from '../../src/sql/index.ts';
-import { INGEST_KEY, startTestServer, type TestServer } from '../support/server.ts';
+import { INGEST_KEY, PRIVATE_KEY, startTestServer, type TestServer } from '../support/server.ts';
 
 let server: TestServer;
 
@@ -180,5 +180,25 @@ describe('endpoints', () => {
     assert.deepEqual(reply.body, { result: [{ word: 'hello' }] });
     const missing = await server.request('GET', '/api/endpoints/query/echo');
     assert.deepEqual(missing.body, { result: [{ word: null }] }, 'a missing parameter is NULL');
+  });
+
+  test("a missing parameter is NULL and an unknown one ignored, as in Logflare; headers name them", async () => {
+    await server.request('POST', '/api/endpoints', { body: { name: 'pair', query: 'select @word as word, @count as count' } });
+    const run = await server.request('GET', '/api/endpoints/query/pair?word=hi&cuont=3&sql=select%201&f%C3%BCr=1');
+    assert.deepEqual(run.body, { result: [{ word: 'hi', count: null }] });
+    assert.equal(run.headers.get('x-sawmill-missing-params'), 'count');
+    // `sql` is ignored too: this endpoint is not sandboxable.
+    assert.equal(run.headers.get('x-sawmill-unknown-params'), 'cuont, sql, f%C3%BCr');
+    const complete = await server.request('POST', '/api/endpoints/query/pair', { body: { word: 'a', count: '1' } });
+    assert.deepEqual([complete.headers.get('x-sawmill-missing-params'), complete.headers.get('x-sawmill-unknown-params')], [null, null]);
+    const draft = await server.request('POST', '/api/endpoints/preview', { body: { query: 'select @word as word', params: { wrod: 'x' } } });
+    assert.deepEqual([draft.headers.get('x-sawmill-missing-params'), draft.headers.get('x-sawmill-unknown-params')], ['word', 'wrod']);
+  });
+
+  test('a sandboxable endpoint uses sql, and the key in ?api_key= is no parameter', async () => {
+    await server.request('POST', '/api/endpoints', { body: { name: 'boxed', query: 'with t as (select @word as word) select word from t', sandboxable: true } });
+    const run = await server.request('GET', `/api/endpoints/query/boxed?word=x&sql=${encodeURIComponent('select upper(word) as w from t')}&api_key=${PRIVATE_KEY}`, { key: null });
+    assert.deepEqual(run.body, { result: [{ w: 'X' }] });
+    assert.deepEqual([run.headers.get('x-sawmill-missing-params'), run.headers.get('x-sawmill-unknown-params')], [null, null]);
   });
 });

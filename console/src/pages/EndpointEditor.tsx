@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { api, query, type Endpoint } from '../api.ts';
+import { api, apiReply, parameterUse, query, type Endpoint } from '../api.ts';
 import { TimeSeriesChart } from '../components/charts.tsx';
 import { CopyField, ErrorBox } from '../components/common.tsx';
 import { SqlEditor, type QueryLanguage, type SqlErrorPosition } from '../components/SqlEditor.tsx';
@@ -92,6 +92,7 @@ export function EndpointEditor({ token: routeToken, canManage }: { token: string
   const [extraParams, setExtraParams] = useState('');
   const [rows, setRows] = useState<Array<Record<string, unknown>> | null>(null);
   const [took, setTook] = useState<number | null>(null);
+  const [paramUse, setParamUse] = useState<{ missing: string[]; unknown: string[] }>({ missing: [], unknown: [] });
   const [error, setError] = useState<string | null>(null);
   /** A new object per failure, so the same position is marked again after the text was edited. */
   const [errorMark, setErrorMark] = useState<SqlErrorPosition | null>(null);
@@ -187,10 +188,11 @@ export function EndpointEditor({ token: routeToken, canManage }: { token: string
     setNotice(null);
     const started = performance.now();
     try {
-      const { result } = asDraft
-        ? await api<{ result: Array<Record<string, unknown>> }>('POST', '/api/endpoints/preview', { query: queryText, language: draft.language, params: requestParams(), max_limit: draft.max_limit })
-        : await api<{ result: Array<Record<string, unknown>> }>('GET', `/api/endpoints/query/${encodeURIComponent(token ?? routeToken)}${query(requestParams())}`);
-      setRows(result);
+      const { body, headers } = asDraft
+        ? await apiReply<{ result: Array<Record<string, unknown>> }>('POST', '/api/endpoints/preview', { query: queryText, language: draft.language, params: requestParams(), max_limit: draft.max_limit })
+        : await apiReply<{ result: Array<Record<string, unknown>> }>('GET', `/api/endpoints/query/${encodeURIComponent(token ?? routeToken)}${query(requestParams())}`);
+      setRows(body.result);
+      setParamUse(parameterUse(headers));
       setTook(Math.round(performance.now() - started));
     } catch (caught) {
       showQueryError((caught as Error).message);
@@ -318,6 +320,13 @@ export function EndpointEditor({ token: routeToken, canManage }: { token: string
             {rows.length} row{rows.length === 1 ? '' : 's'} in {took} ms{rows.length > MAX_SHOWN_ROWS ? ` (first ${MAX_SHOWN_ROWS} shown)` : ''}
             {times.size > 0 && ` · times in ${zoneText()}`}
           </div>
+          {(paramUse.missing.length > 0 || paramUse.unknown.length > 0) && (
+            <p class="param-note small-text" data-testid="param-note">
+              {paramUse.missing.length > 0 && `Empty, so run as NULL: ${paramUse.missing.map((name) => `@${name}`).join(', ')}.`}
+              {paramUse.missing.length > 0 && paramUse.unknown.length > 0 && ' '}
+              {paramUse.unknown.length > 0 && `Not used by the query, so ignored: ${paramUse.unknown.join(', ')}.`}
+            </p>
+          )}
           {chart && <TimeSeriesChart times={chart.times} series={chart.series} />}
           <div class="scroll">
             <table class="grid" data-testid="result-table">

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ENDPOINT_LANGUAGES, type Endpoint } from '../../catalog/types.ts';
 import { AppError } from '../../errors.ts';
+import type { EndpointRun } from '../../endpoints/service.ts';
 import { toJsonText } from '../../ingest/json-text.ts';
 import { authenticate, presentedKey } from '../auth.ts';
 import type { Services } from '../services.ts';
@@ -35,6 +36,9 @@ const previewFields = z.object({
   max_limit: z.number().int().min(1).max(10_000).optional().default(1000),
 });
 
+export const MISSING_PARAMS_HEADER = 'x-sawmill-missing-params';
+export const UNKNOWN_PARAMS_HEADER = 'x-sawmill-unknown-params';
+
 const endpointView = ({ owner_id: _owner, ...endpoint }: Endpoint) => endpoint;
 
 /** Query-string and (on POST) JSON-body parameters, every value a string. */
@@ -50,6 +54,19 @@ function queryParameters(request: FastifyRequest): Record<string, string> {
     }
   }
   return merged;
+}
+
+/** Parameter names as a header value: %-encoded (any name can come in a query string), at most 20. */
+const nameList = (names: string[]) => names.slice(0, 20).map(encodeURIComponent).join(', ');
+
+/**
+ * The body as Logflare answers it; which `@` parameters ran as NULL for want of a value and which
+ * given names the query does not use, in two headers the console and the CLI show.
+ */
+function sendRun(reply: FastifyReply, run: EndpointRun) {
+  if (run.missing.length > 0) void reply.header(MISSING_PARAMS_HEADER, nameList(run.missing));
+  if (run.unknown.length > 0) void reply.header(UNKNOWN_PARAMS_HEADER, nameList(run.unknown));
+  return reply.type('application/json; charset=utf-8').send(run.body);
 }
 
 /** The endpoint each query request ran, for its line in /metrics. */
@@ -71,8 +88,7 @@ export default async function endpointRoutes(app: FastifyInstance, { services }:
     const principal = (anonymous && endpoints.publicPrincipal(request.params.name)) || authenticate(services.keys, request);
     const endpoint = endpoints.find(principal.ownerId, request.params.name);
     if (endpoint) endpointNames.set(request, endpoint.name);
-    const body = await endpoints.run(principal, request.params.name, queryParameters(request));
-    return reply.type('application/json; charset=utf-8').send(body);
+    return sendRun(reply, await endpoints.run(principal, request.params.name, queryParameters(request)));
   };
   app.addHook('onResponse', (request, reply, done) => {
     if (request.routeOptions.url?.includes('/query/')) {
@@ -88,7 +104,7 @@ export default async function endpointRoutes(app: FastifyInstance, { services }:
   app.post('/api/endpoints/preview', async (request, reply) => {
     const principal = requireManager(services, request);
     const { query, language, params, max_limit } = previewFields.parse(request.body ?? {});
-    return reply.type('application/json; charset=utf-8').send(await endpoints.preview(principal.ownerId, { query, language }, params, max_limit));
+    return sendRun(reply, await endpoints.preview(principal.ownerId, { query, language }, params, max_limit));
   });
 
   app.get('/api/endpoints', { config }, async (request) => {
