@@ -1,5 +1,7 @@
 import { loadConfig, type Config } from './config.ts';
+import { SAWMILL_VERSION } from './data-format.ts';
 import { ignoredLogflareSettingsMessage } from './logflare-env.ts';
+import { unsupportedNodeMessage } from './node-support.ts';
 import { startServer, type RunningServer } from './server.ts';
 import { startupMessage } from './startup.ts';
 
@@ -14,7 +16,9 @@ try {
   if (process.env.SAWMILL_LOG_LEVEL === 'debug') console.error(error);
   process.exit(1);
 }
-server.app.log.info(`Sawmill listening on ${server.url}`);
+server.app.log.info(`Sawmill ${SAWMILL_VERSION} listening on ${server.url}`);
+const unsupportedNode = unsupportedNodeMessage();
+if (unsupportedNode) server.app.log.warn(unsupportedNode);
 const ignoredLogflare = ignoredLogflareSettingsMessage(process.env);
 if (ignoredLogflare) server.app.log.info(ignoredLogflare);
 

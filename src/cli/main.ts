@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { SAWMILL_VERSION } from '../data-format.ts';
 import { ApiClient, CliError, connection } from './client.ts';
 import { ingestCommand } from './ingest.ts';
 import { backupCommand, restoreCommand } from './operations.ts';
@@ -43,6 +44,7 @@ Options
   --key KEY      API key (env SAWMILL_API_KEY, else ./data/private-key when present)
   --json         machine-readable output
   -h, --help     this help
+  --version      the version of this sawmill
 
 Filters (LQL): words search event_message; field:value, m.path.to.field:>=500,
   m.request.path:~"^/rest" (regex), m.ms:100..250 (range), m.user:NULL, -clause negates.
@@ -106,6 +108,10 @@ export async function run(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
     process.stdout.write(USAGE);
+    return;
+  }
+  if (command === '--version' || command === '-V' || command === 'version') {
+    process.stdout.write(`sawmill ${SAWMILL_VERSION}\n`);
     return;
   }
   const options = COMMAND_OPTIONS[command];

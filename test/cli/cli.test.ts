@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -176,6 +176,11 @@ describe('sawmill CLI against a running service', () => {
     assert.match(table.stderr, /3 rows/);
     const json = await run(['query', created.body.token, '-p', 'from_job=24', '--json']);
     assert.deepEqual(JSON.parse(json.stdout), [{ job: 24, event_message: 'info: job 24' }]);
+  });
+
+  test('--version prints the version', async () => {
+    const { version } = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-V', 'version']) assert.deepEqual(await run([flag]), { code: 0, stdout: `sawmill ${version}\n`, stderr: '' });
   });
 
   test('query says which parameters had no value (NULL) and which the query does not use', async () => {

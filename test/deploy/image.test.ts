@@ -161,7 +161,7 @@ test('the image builds from a clean checkout, and its CMD serves Supabase with L
         buffered = complete.pop()!;
         for (const line of complete) {
           lines.push(line);
-          const listening = line.match(/Sawmill listening on (http:\/\/[^"]+)/);
+          const listening = line.match(/Sawmill \S+ listening on (http:\/\/[^"]+)/);
           if (listening) resolve(listening[1]!);
         }
       });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { SAWMILL_VERSION } from '../../src/data-format.ts';
 import { createHmac, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { deflateSync, gzipSync } from 'node:zlib';
@@ -32,7 +33,7 @@ after(() => server.stop({ removeData: true }));
 describe('start-up', () => {
   test('health answers ok', async () => {
     const reply = await server.request('GET', '/health', { key: null });
-    assert.deepEqual([reply.status, reply.body], [200, { status: 'ok' }]);
+    assert.deepEqual([reply.status, reply.body], [200, { status: 'ok', version: SAWMILL_VERSION }]);
   });
 
   test('the nine Supabase sources are provisioned with their own UUID tokens', () => {

@@ -67,5 +67,5 @@ test('the console list then a retention change: backups still work, restore, and
   const metrics = await scrape(server);
   assert.equal(failedCheckpoints(metrics), 0);
   assert.ok(okCheckpoints(metrics) >= 3, metrics);
-  assert.deepEqual((await server.request('GET', '/health')).body, { status: 'ok' });
+  assert.equal((await server.request('GET', '/health')).body.status, 'ok');
 });
