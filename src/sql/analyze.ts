@@ -571,14 +571,17 @@ function binaryType(op: ir.BinaryOperator, left: SqlType, right: SqlType): SqlTy
   return UNKNOWN;
 }
 
+const NUMERIC_TYPES: ReadonlySet<ir.ScalarTypeName> = new Set(['INT64', 'FLOAT64', 'NUMERIC', 'BIGNUMERIC']);
+
 /**
  * `expr`, of type `from`, as the type `to` a signature takes: unchanged when it already is (or
  * either is unknown), a typed literal for a string literal, else an explicit CAST. Number
  * literals stay as they are: every engine reads them as any numeric type.
  */
 function coerced(expr: ir.Expr, from: SqlType, to: SqlType): ir.Expr {
-  if (to.kind !== 'scalar' || from.kind === 'unknown' || sameType(from, to) || expr.kind === 'null' || expr.kind === 'number') return expr;
-  if (expr.kind === 'negate' && expr.expr.kind === 'number') return expr;
+  if (to.kind !== 'scalar' || from.kind === 'unknown' || sameType(from, to) || expr.kind === 'null') return expr;
+  const numberLiteral = expr.kind === 'number' || (expr.kind === 'negate' && expr.expr.kind === 'number');
+  if (numberLiteral && NUMERIC_TYPES.has(to.name)) return expr;
   if (expr.kind === 'string') return { kind: 'typed_literal', type: to.name, value: expr.value };
   return { kind: 'cast', expr, type: to.name, safe: false, ...(from.kind === 'scalar' ? { from: from.name } : {}) };
 }

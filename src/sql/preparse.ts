@@ -8,13 +8,38 @@
  *   ARRAY<T>)`, which the lowering turns back into a literal of that type (lower.ts typedValue).
  * - The escapes `\xhh`, `\uhhhh`, `\Uhhhhhhhh` and `\ooo` in string literals (the grammar drops
  *   the backslash and keeps the digits) become the characters they stand for.
+ * - An integer literal in hex (`0xF001`) becomes its decimal value.
  * - A bytes literal (`b'…'`, `B"…"`, `rb'…'`, triple-quoted too) becomes `b'<hex of its bytes>'`:
  *   its escapes stand for bytes (`b'\xff'` is one byte), which the grammar would turn into
  *   characters. The lowering reads every bytes literal as hex (lower.ts).
  */
 
 export function rewriteBeforeParse(sql: string): string {
-  return decodeCodeEscapes(rewriteTypedArrays(sql));
+  return rewriteHexIntegers(decodeCodeEscapes(rewriteTypedArrays(sql)));
+}
+
+/** `0x1F` (an INT64 written in hex, which the grammar lacks) as its decimal value; one past INT64 is left for the parser to refuse. */
+function rewriteHexIntegers(sql: string): string {
+  if (!/0[xX][0-9A-Fa-f]/.test(sql)) return sql;
+  let out = '';
+  let index = 0;
+  while (index < sql.length) {
+    const skipped = skipOpaque(sql, index);
+    if (skipped > index) {
+      out += sql.slice(index, skipped);
+      index = skipped;
+      continue;
+    }
+    const hex = index > 0 && WORD.test(sql[index - 1]!) ? null : /^0[xX]([0-9A-Fa-f]+)(?![A-Za-z0-9_])/.exec(sql.slice(index));
+    if (hex && BigInt(`0x${hex[1]}`) <= 0x7fffffffffffffffn) {
+      out += BigInt(`0x${hex[1]}`).toString();
+      index += hex[0].length;
+      continue;
+    }
+    out += sql[index];
+    index++;
+  }
+  return out;
 }
 
 const WORD = /[A-Za-z0-9_]/;

@@ -58,6 +58,11 @@ export abstract class SqlPrinter {
     return `SELECT * REPLACE (${replaced.join(', ')}) FROM (${sql}) AS ${this.quoteIdentifier('__result')}`;
   }
 
+  /** A CTE's name, in one spelling wherever it is written: BigQuery's names are not case-sensitive, ClickHouse's are. */
+  private cteName(name: string): string {
+    return this.quoteIdentifier(name.toLowerCase());
+  }
+
   /**
    * How a result column of `type` goes out, where the engine's value is not already BigQuery's
    * reply: BYTES as base64 text, as BigQuery's REST API sends them (and a NULL ARRAY as an empty
@@ -101,7 +106,7 @@ export abstract class SqlPrinter {
   }
 
   private withClause(ctes: ir.Cte[]): string {
-    return `WITH ${ctes.map((cte) => `${this.quoteIdentifier(cte.name)} AS (${this.query(cte.query)})`).join(', ')}`;
+    return `WITH ${ctes.map((cte) => `${this.cteName(cte.name)} AS (${this.query(cte.query)})`).join(', ')}`;
   }
 
   /** Everything after WITH: the body, then its ORDER BY / LIMIT / OFFSET. */
@@ -181,7 +186,7 @@ export abstract class SqlPrinter {
         // The warehouse hands the relation over as SQL already (a quoted or qualified name).
         return `${relation.relation} AS ${this.quoteIdentifier(relation.alias)}`;
       case 'cte':
-        return `${this.quoteIdentifier(relation.name)} AS ${this.quoteIdentifier(relation.alias)}`;
+        return `${this.cteName(relation.name)} AS ${this.quoteIdentifier(relation.alias)}`;
       case 'subquery':
         return `(${this.query(relation.query)})${relation.alias ? ` AS ${this.quoteIdentifier(relation.alias)}` : ''}`;
       case 'unnest':

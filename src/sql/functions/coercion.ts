@@ -143,3 +143,12 @@ function widerOf(a: SqlType, b: SqlType): SqlType | undefined {
   }
   return undefined;
 }
+
+/** Scalar types BigQuery casts to STRING (CONCAT's arguments); not JSON, ARRAY or STRUCT. */
+const CASTS_TO_STRING: ReadonlySet<ir.ScalarTypeName> = new Set(['INT64', 'FLOAT64', 'NUMERIC', 'BIGNUMERIC', 'BOOL', 'BYTES', 'TIMESTAMP', 'DATETIME', 'DATE', 'TIME', 'INTERVAL']);
+
+/** The cost of an explicit cast where a parameter takes one (`CAST STRING`), dearer than any coercion. */
+export function castCost(arg: ArgumentType, to: SqlType): number | undefined {
+  if (to.kind !== 'scalar' || to.name !== 'STRING') return undefined;
+  return arg.type.kind === 'scalar' && CASTS_TO_STRING.has(arg.type.name) ? 10 : undefined;
+}

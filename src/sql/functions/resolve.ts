@@ -6,7 +6,7 @@
 
 import { type SqlType, UNKNOWN, describeType } from '../catalog.ts';
 import type * as ir from '../ir.ts';
-import { type ArgumentType, coercionCost, sameType, supertype } from './coercion.ts';
+import { type ArgumentType, castCost, coercionCost, sameType, supertype } from './coercion.ts';
 import type { FunctionEntry } from './entry.ts';
 import { PART_SETS, type Param, type Signature, type TypePattern, type TypeVariable, describeSignature } from './signature.ts';
 
@@ -93,7 +93,7 @@ function matchSignature(signature: Signature, args: readonly CallArgument[], nam
       continue;
     }
     const target = instantiate(param.type, bindings);
-    const step = coercionCost(arg.type, target);
+    const step = coercionCost(arg.type, target) ?? (param.cast ? castCost(arg.type, target) : undefined);
     if (step === undefined) return undefined;
     cost += step;
     targets.push(target);

@@ -4,8 +4,9 @@
  * FunctionSignature: each argument has a type (concrete, templated `T1`/`T2`, `ARRAY<T1>`, a
  * date-part keyword set), and may be optional (`[INT64]`), repeated (`STRING...`, or a group
  * repeated together: `(STRING, ANY)...`, JSON_OBJECT's key-value pairs), named (`mode => STRING`,
- * also positional; `=> STRING` after `;` only by name) or constant (`CONST INT64`: a literal, as
- * BigQuery requires for APPROX_TOP_COUNT's n).
+ * also positional; `=> STRING` after `;` only by name), constant (`CONST INT64`: a literal, as
+ * BigQuery requires for APPROX_TOP_COUNT's n) or cast (`CAST STRING`: any value BigQuery can cast to
+ * STRING is taken and cast, as CONCAT takes `1923`).
  */
 
 import type { DatePart, ScalarTypeName } from '../ir.ts';
@@ -38,6 +39,8 @@ export interface Param {
   namedOnly: boolean;
   /** Must be a literal (or a query parameter, whose value is known when the query runs). */
   constant: boolean;
+  /** Takes any value that casts to its (scalar) type, cast explicitly (CONCAT's arguments). */
+  cast?: boolean;
 }
 
 export interface Signature {
@@ -89,12 +92,13 @@ export function parseSignature(text: string): Signature {
 function readParam(reader: Reader, namedOnly: boolean): Param {
   const optional = reader.take('[');
   const constant = reader.takeWord('CONST');
+  const cast = reader.takeWord('CAST');
   const name = reader.namedArgument();
   const type = readType(reader);
   const repeated = reader.take('...');
   if (optional) reader.expect(']');
   if (namedOnly && !name) reader.fail('arguments after ";" are named');
-  return { type, optional: optional || repeated || namedOnly, repeated, ...(name ? { name } : {}), namedOnly, constant };
+  return { type, optional: optional || repeated || namedOnly, repeated, ...(name ? { name } : {}), namedOnly, constant, ...(cast ? { cast } : {}) };
 }
 
 /** `(X, Y)...`: parameters repeated together, zero or more times (after its `(`). */

@@ -10,7 +10,8 @@ export const STRING_FUNCTIONS = {
   char_length: string(['(STRING) -> INT64']),
   character_length: string(['(STRING) -> INT64']),
   chr: string(['(INT64) -> STRING']),
-  concat: string(['(STRING, STRING...) -> STRING']),
+  // Other values are cast to STRING (CONCAT('Summer', ' ', 1923)).
+  concat: string(['(CAST STRING, CAST STRING...) -> STRING']),
   ends_with: string(['(STRING, STRING) -> BOOL']),
   format: string(['(STRING, ANY...) -> STRING']),
   instr: string(['(STRING, STRING, [INT64], [INT64]) -> INT64']),
