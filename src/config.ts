@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { LOG_FORMATS, type LogFormat } from './http/log-format.ts';
 import { DEFAULT_MAX_EVENTS_PER_FOLD } from './pipeline/writer.ts';
 
 export interface Config {
@@ -47,6 +48,8 @@ export interface Config {
   /** DuckDB worker threads; undefined leaves DuckDB's default (one per core). */
   duckdbThreads: number | undefined;
   logLevel: string;
+  /** SAWMILL_LOG_FORMAT: `json` (one JSON object a line, the default) or `pretty` (a line for people). */
+  logFormat: LogFormat;
   /** Where events live: the embedded DuckDB file (default) or ClickHouse (docs/scale-out.md). */
   warehouse: 'duckdb' | 'clickhouse';
   clickhouse: { url: string; username: string | undefined; password: string | undefined; database: string; cluster?: string | undefined };
@@ -61,6 +64,12 @@ function warehouseKind(env: Env): Config['warehouse'] {
 }
 
 type Env = Record<string, string | undefined>;
+
+function logFormat(env: Env): LogFormat {
+  const format = env.SAWMILL_LOG_FORMAT || 'json';
+  if (!(LOG_FORMATS as readonly string[]).includes(format)) throw new Error(`SAWMILL_LOG_FORMAT must be ${LOG_FORMATS.join(' or ')}, got "${format}"`);
+  return format as LogFormat;
+}
 
 function integer(env: Env, name: string, fallback: number): number {
   const raw = env[name];
@@ -119,6 +128,7 @@ export function loadConfig(env: Env = process.env): Config {
     memoryLimit: env.SAWMILL_MEMORY_LIMIT || '2GB',
     duckdbThreads: env.SAWMILL_DUCKDB_THREADS ? positive(env, 'SAWMILL_DUCKDB_THREADS', 1) : undefined,
     logLevel: env.SAWMILL_LOG_LEVEL || 'info',
+    logFormat: logFormat(env),
     warehouse: warehouseKind(env),
     clickhouse: {
       url: env.SAWMILL_CLICKHOUSE_URL || 'http://127.0.0.1:8123',

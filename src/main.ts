@@ -26,7 +26,10 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {
     server.app.log.info(`${signal}: draining`);
     server.close().then(
-      () => process.exit(0),
+      () => {
+        server.app.log.info('Sawmill stopped');
+        process.exit(0);
+      },
       (error: unknown) => {
         server.app.log.error({ err: error }, 'shutdown failed');
         process.exit(1);

@@ -111,6 +111,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   };
   const app: FastifyInstance = await buildApp(services, {
     logLevel: config.logLevel,
+    logFormat: config.logFormat,
     headersTimeoutMs: config.headersTimeoutMs,
     requestTimeoutMs: config.requestTimeoutMs,
     maxHeaderBytes: config.maxHeaderBytes,

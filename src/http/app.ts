@@ -1,5 +1,6 @@
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify';
 import { redactUrl } from './auth.ts';
+import { prettyDestination, type LogFormat } from './log-format.ts';
 import { registerErrorHandling } from './errors.ts';
 import { releaseYoungGenerationWhenIdle } from './idle-memory.ts';
 import accessTokenRoutes from './routes/access-tokens.ts';
@@ -18,12 +19,34 @@ import type { Services } from './services.ts';
 
 export interface HttpOptions {
   logLevel: string;
+  /** `json` (default) or `pretty` (log-format.ts). */
+  logFormat?: LogFormat;
   /** Whole-request deadline, so a slow client cannot hold a connection forever. */
   requestTimeoutMs?: number;
   /** Deadline for a request's headers, so a client trickling them (slowloris) cannot either. */
   headersTimeoutMs?: number;
   /** Largest request line and headers together (Studio's GETs carry tens of KB of SQL). */
   maxHeaderBytes?: number;
+}
+
+/**
+ * What the console polls every 5 s per open tab, and what health checks call: at info they filled
+ * the log with a line a poll, so they are logged at debug.
+ */
+const POLLED_ROUTES = new Set(['/health', '/metrics', '/api/explorer/sources', '/api/explorer/key']);
+
+/**
+ * One line a request once it is answered: method, path (keys redacted), status and time, with the
+ * request's fields for machines. Through the request's own logger, so a route's level holds
+ * (ingestion logs its requests only at debug: routes/ingest.ts).
+ */
+function logEachRequest(app: FastifyInstance): void {
+  app.addHook('onResponse', (request, reply, done) => {
+    const polled = request.method === 'GET' && POLLED_ROUTES.has(request.routeOptions.url ?? '');
+    const message = `${request.method} ${redactUrl(request.url)} ${reply.statusCode} in ${Math.round(reply.elapsedTime)} ms`;
+    request.log[polled ? 'debug' : 'info']({ req: request, res: reply, responseTime: reply.elapsedTime }, message);
+    done();
+  });
 }
 
 export async function buildApp(services: Services, options: HttpOptions): Promise<FastifyInstance> {
@@ -45,7 +68,10 @@ export async function buildApp(services: Services, options: HttpOptions): Promis
         // Keys travel in headers and in ?api_key=: log neither.
         req: (request) => ({ method: request.method, url: redactUrl(request.url), remoteAddress: request.ip }),
       },
+      ...(options.logFormat === 'pretty' ? { stream: prettyDestination() } : {}),
     },
+    // Fastify logs two lines a request (incoming, completed): one is enough, written below.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: services.limits.maxBodyBytes,
     requestTimeout,
     connectionTimeout: 0,
@@ -60,6 +86,7 @@ export async function buildApp(services: Services, options: HttpOptions): Promis
     forceCloseConnections: 'idle',
   });
   registerErrorHandling(app);
+  logEachRequest(app);
   // Node's parser did not always hold the request line to maxHeaderSize: a 600 KB line was once
   // answered 200 in a full test run on a loaded machine. The limit is checked here as well.
   app.addHook('onRequest', (request, reply, done) => {
