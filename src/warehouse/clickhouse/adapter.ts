@@ -19,6 +19,7 @@ import {
   writeColumn,
   type SourceLayout,
 } from './layout.ts';
+import { stringifyExact } from '../exact-json.ts';
 import { rowsFromCompact } from './results.ts';
 import { quoteIdent } from './types.ts';
 
@@ -200,8 +201,9 @@ export class ClickHouseWarehouse implements Warehouse {
     return rowsFromCompact(await this.queryCompact(sql, params, options)).slice(0, options.maxRows) as ResultRow[];
   }
 
+  /** The reply's JSON text, integers beyond 2^53 exact. */
   async queryJson(sql: string, params: Record<string, string | null>, options: QueryOptions): Promise<string> {
-    return JSON.stringify(await this.query(sql, params, options));
+    return stringifyExact(rowsFromCompact(await this.queryCompact(sql, params, options), true).slice(0, options.maxRows));
   }
 
   /** The raw result: column names, ClickHouse types, then one value array per row. */

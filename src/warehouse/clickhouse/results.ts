@@ -1,3 +1,4 @@
+import { exactInteger } from '../exact-json.ts';
 import { parseType, unwrap, type TypeNode } from './types.ts';
 
 /**
@@ -15,6 +16,8 @@ type Converter = (value: unknown) => unknown;
 
 const identity: Converter = (value) => value;
 const toNumber: Converter = (value) => (value === null ? null : Number(value));
+/** An integer exact beyond 2^53 (a bigint there), for stringifyExact. */
+const toExactInteger: Converter = (value) => (value === null ? null : typeof value === 'string' && /^-?\d+$/.test(value) ? exactInteger(value) : Number(value));
 
 /** Infinity and NaN, which JSON has no numbers for, as BigQuery's API writes them: "Infinity", "-Infinity", "NaN". */
 const SPECIAL_FLOATS: Record<string, string> = { inf: 'Infinity', '+inf': 'Infinity', '-inf': '-Infinity', nan: 'NaN', '-nan': 'NaN' };
@@ -48,7 +51,7 @@ function isoText(text: string, zone: string): string {
   return `${seconds.replace(' ', 'T')}${trimmed ? `.${trimmed}` : ''}${zone}`;
 }
 
-function converterFor(node: TypeNode, times: TimeRendering = 'wire'): Converter {
+function converterFor(node: TypeNode, times: TimeRendering = 'wire', exact = false): Converter {
   const type = unwrap(node);
   const nullSafe = (convert: Converter): Converter => (value) => (value === null || value === undefined ? null : convert(value));
   switch (type.name) {
@@ -58,6 +61,7 @@ function converterFor(node: TypeNode, times: TimeRendering = 'wire'): Converter 
     case 'UInt128':
     case 'Int256':
     case 'UInt256':
+      return nullSafe(exact ? toExactInteger : toNumber);
     case 'Decimal':
     case 'Decimal32':
     case 'Decimal64':
@@ -74,11 +78,11 @@ function converterFor(node: TypeNode, times: TimeRendering = 'wire'): Converter 
       return nullSafe(zone === "'UTC'" ? (value) => microsFromText(String(value)) : (value) => isoWithoutZone(String(value)));
     }
     case 'Array': {
-      const element = converterFor(type.args[0]!.type, times);
+      const element = converterFor(type.args[0]!.type, times, exact);
       return nullSafe((value) => (value as unknown[]).map(element));
     }
     case 'Tuple': {
-      const elements = type.args.map((arg) => ({ name: arg.name, convert: converterFor(arg.type, times) }));
+      const elements = type.args.map((arg) => ({ name: arg.name, convert: converterFor(arg.type, times, exact) }));
       if (elements.every((element) => element.name !== undefined)) {
         return nullSafe((value) => {
           const record = value as Record<string, unknown>;
@@ -88,7 +92,7 @@ function converterFor(node: TypeNode, times: TimeRendering = 'wire'): Converter 
       return nullSafe((value) => (value as unknown[]).map((item, index) => (elements[index]?.convert ?? identity)(item)));
     }
     case 'Map': {
-      const convert = converterFor(type.args[1]!.type, times);
+      const convert = converterFor(type.args[1]!.type, times, exact);
       return nullSafe((value) => Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([key, item]) => [key, convert(item)])));
     }
     default:
@@ -100,14 +104,14 @@ function converterFor(node: TypeNode, times: TimeRendering = 'wire'): Converter 
  * Rows of a JSONCompactEachRowWithNamesAndTypes result (names, types, then value arrays) as
  * objects in the wire shape.
  */
-export function rowsFromCompact(lines: unknown[][]): Record<string, unknown>[] {
-  const { columns, rows } = convertCompact(lines, 'wire');
+export function rowsFromCompact(lines: unknown[][], exact = false): Record<string, unknown>[] {
+  const { columns, rows } = convertCompact(lines, 'wire', exact);
   return rows.map((row) => Object.fromEntries(columns.map((name, index) => [name, row[index]])));
 }
 
 /** Column names and converted value arrays of a JSONCompactEachRowWithNamesAndTypes result. */
-export function convertCompact(lines: unknown[][], times: TimeRendering): { columns: string[]; rows: unknown[][] } {
+export function convertCompact(lines: unknown[][], times: TimeRendering, exact = false): { columns: string[]; rows: unknown[][] } {
   const [names = [], types = [], ...values] = lines as [string[], string[], ...unknown[][]];
-  const converters = types.map((type) => converterFor(parseType(type), times));
+  const converters = types.map((type) => converterFor(parseType(type), times, exact));
   return { columns: names, rows: values.map((row) => converters.map((convert, index) => convert(row[index] ?? null))) };
 }

@@ -10,6 +10,7 @@ import {
   DuckDBTimestampTZValue,
   DuckDBTimestampValue,
 } from '@duckdb/node-api';
+import { exactInteger, stringifyExact } from '../exact-json.ts';
 import type { ResultRow } from '../types.ts';
 import { quoteString } from './sql-generator.ts';
 import { quoteIdent } from './types.ts';
@@ -58,6 +59,14 @@ const wireConverter: DuckDBValueConverter<Wire> = (value, type, converter) => {
 };
 
 export const resultConverter = wireConverter;
+
+/** The wire converter, integers beyond 2^53 kept exact as bigint (for stringifyExact). */
+const exactConverter: DuckDBValueConverter<Wire> = (value, type, converter) => {
+  if (value !== null && value !== undefined && INTEGER_TYPES.has(type.typeId)) return exactInteger(value as bigint);
+  return wireConverter(value, type, converter);
+};
+
+const INTEGER_TYPES: ReadonlySet<DuckDBTypeId> = new Set([DuckDBTypeId.BIGINT, DuckDBTypeId.UBIGINT, DuckDBTypeId.HUGEINT, DuckDBTypeId.UHUGEINT]);
 
 /** Scalar types whose JSON from DuckDB's to_json reads back (JSON.parse) as the converter above makes them, by typeof() name. */
 const JSON_EXACT_SCALARS = new Map([
@@ -131,7 +140,8 @@ export class ResultReader {
     private readonly maxSqlLength = 65_536,
   ) {}
 
-  async read(run: ReadUntil, sql: string, params: Record<string, string | null>, maxRows: number): Promise<ResultRow[]> {
+  /** `exact`: integers beyond 2^53 as bigint, for stringifyExact (readJson); the rows of query() stay plain. */
+  async read(run: ReadUntil, sql: string, params: Record<string, string | null>, maxRows: number, exact = false): Promise<ResultRow[]> {
     const notes = this.notes.get(sql);
     if (notes && notes.nested.length > 0) {
       const columns = notes.nested;
@@ -141,7 +151,7 @@ export class ResultReader {
     }
     const reader = await run(sql, maxRows, params);
     this.learn(sql, reader);
-    return reader.convertRowObjects(resultConverter).slice(0, maxRows) as ResultRow[];
+    return reader.convertRowObjects(exact ? exactConverter : resultConverter).slice(0, maxRows) as ResultRow[];
   }
 
   /** The rows `read` returns, as the text of a JSON array (numbers beyond 2^53 exact). */
@@ -153,7 +163,7 @@ export class ResultReader {
       if (text !== undefined) return text;
       notes.wire = undefined;
     }
-    return JSON.stringify(await this.read(run, sql, params, maxRows));
+    return stringifyExact(await this.read(run, sql, params, maxRows, true));
   }
 
   private learn(sql: string, reader: DuckDBResultReader): void {
