@@ -250,20 +250,44 @@ describe('web console in Chromium', { skip: chromiumMissing() }, () => {
     // LQL: the starter names its source with f:, drawn apart from fields and parameters.
     await page.getByRole('link', { name: 'New endpoint' }).click();
     await page.getByLabel('Language').selectOption('lql');
-    await page.locator('.cm-content', { hasText: 'f:my.source level:error m.status:>=@min_status' }).waitFor(WAIT);
-    assert.deepEqual(await page.locator('.cm-lql-source').allInnerTexts(), ['f:my.source']);
-    assert.deepEqual(await page.locator('.cm-lql-field').allInnerTexts(), ['level', 'm.status']);
+    await page.locator('.cm-content', { hasText: 'f:shop.requests @search' }).waitFor(WAIT);
+    assert.deepEqual(await page.locator('.cm-lql-source').allInnerTexts(), ['f:shop.requests']);
+    assert.deepEqual(await page.locator('.cm-lql-parameter').allInnerTexts(), ['@search']);
+    await editor.click();
+    await page.keyboard.press('ControlOrMeta+a');
+    await editor.fill('f:shop.requests level:error m.response.status_code:>=@min_status');
+    await page.keyboard.press('Escape');
+    assert.deepEqual(await page.locator('.cm-lql-field').allInnerTexts(), ['level', 'm.response.status_code']);
     assert.deepEqual(await page.locator('.cm-lql-parameter').allInnerTexts(), ['@min_status']);
     await page.getByLabel('@min_status').waitFor(WAIT);
+  });
+
+  test("a new endpoint starts from the person's own source, and its starter runs as it stands", async () => {
+    await ingest({ message: 'GET /rest/v1/orders 200 (starter)' });
+    await page.getByRole('link', { name: 'Endpoints' }).click();
+    await page.getByRole('link', { name: 'New endpoint' }).click();
+    // shop.requests has the events; the nine Supabase sources have none.
+    await page.locator('.cm-content', { hasText: 'from `shop.requests`' }).waitFor(WAIT);
+    await page.getByLabel('@search').fill('(starter)');
+    await page.getByTestId('run-endpoint').click();
+    await page.getByTestId('result-summary').filter({ hasText: '1 row' }).waitFor(WAIT);
+    for (const [language, text] of [['ch_sql', 'from `shop.requests`'], ['lql', 'f:shop.requests @search']] as const) {
+      await page.getByLabel('Language').selectOption(language);
+      await page.locator('.cm-content', { hasText: text }).waitFor(WAIT);
+      const answered = page.waitForResponse((response) => response.url().endsWith('/api/endpoints/preview'), WAIT);
+      await page.getByTestId('run-endpoint').click();
+      const response = await answered;
+      assert.equal(response.status(), 200, `${language}: ${await response.text()}`);
+    }
   });
 
   test('the sources list shows counts, rate and last event', async () => {
     await page.getByRole('link', { name: 'Sources' }).click();
     const row = page.locator('tr[data-source="shop.requests"]');
     await row.waitFor(WAIT);
-    // 40 sampled + 4 tailed events, all committed within the last minute.
-    await row.getByTestId('source-events').filter({ hasText: '44' }).waitFor(WAIT);
-    assert.match(await row.innerText(), /44\/min/);
+    // 40 sampled + 4 tailed events + 1 the starter found, all committed within the last minute.
+    await row.getByTestId('source-events').filter({ hasText: '45' }).waitFor(WAIT);
+    assert.match(await row.innerText(), /45\/min/);
     await shot('sources');
   });
 

@@ -41,7 +41,39 @@ describe('operations in the console (Chromium): status, retention', { skip: chro
     assert.match(figures, /Endpoint cache hits\s+2 of 3/);
     assert.match(figures, /Queue\s+0 of 250,000 events/);
     assert.match(figures, /DuckDB file\s+[\d.]+ (kB|MB)/);
+    // The page is a page: not drawn as the live tail's status pill (grey text in a pale ellipse).
+    const look = await page.getByTestId('status').evaluate((section) => {
+      const style = getComputedStyle(section);
+      return [style.borderTopLeftRadius, style.backgroundColor, style.fontSize, getComputedStyle(section.querySelector('td')!).color];
+    });
+    assert.deepEqual(look, ['0px', 'rgba(0, 0, 0, 0)', '14px', 'rgb(15, 23, 42)']);
     await page.screenshot({ path: join(ARTIFACTS, 'status.png'), fullPage: true });
+  });
+
+  test('at 390 px the Sources, Endpoints and Status pages fit the screen', async () => {
+    const source = (await server.request('POST', '/api/sources', { body: { name: 'phone.web.requests.production', description: 'a long name, as real ones are' } })).body;
+    await server.request('POST', `/logs?source=${source.token}`, { body: { message: 'from a phone' } });
+    await server.request('POST', '/api/endpoints', { body: { name: 'errors-by-path-per-hour', query: 'select count(*) as n from `phone.web.requests.production`', cache_duration_seconds: 60 } });
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await phone.addInitScript((key) => sessionStorage.setItem('sawmill.key', key), PRIVATE_KEY);
+    try {
+      for (const [route, ready] of [['sources', 'sources-table'], ['endpoints', 'endpoints-table'], ['status', 'status-ingest']] as const) {
+        await phone.goto(`${server.url}/#/${route}`);
+        await phone.getByTestId(ready).waitFor(WAIT);
+        await phone.screenshot({ path: join(ARTIFACTS, `${route}-390.png`), fullPage: true });
+        const wide = await phone.evaluate(() =>
+          [...document.querySelectorAll('body *')]
+            .filter((element) => element.getBoundingClientRect().right > document.documentElement.clientWidth + 1 && !element.closest('.table-scroll'))
+            .map((element) => `${element.tagName}.${element.className}`),
+        );
+        assert.deepEqual(wide, [], `${route}: wider than the screen`);
+        // Tables may scroll inside their own box; none needs to on these pages.
+        const scrolling = await phone.evaluate(() => [...document.querySelectorAll('.table-scroll')].filter((box) => box.scrollWidth > box.clientWidth + 1).length);
+        assert.equal(scrolling, 0, `${route}: a table is wider than the screen`);
+      }
+    } finally {
+      await phone.close();
+    }
   });
 
   test('a source shows how long it keeps events, and the private key changes it', async () => {

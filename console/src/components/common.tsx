@@ -10,6 +10,12 @@ export function ErrorBox({ error }: { error: string | null | undefined }) {
   ) : null;
 }
 
+/** A dotted or dashed name (`shop.web.requests`) that a narrow column may break after its dots and dashes. */
+export function BreakableName({ name }: { name: string }) {
+  const parts = name.split(/(?<=[.\-_])/);
+  return <>{parts.map((part, index) => (index === 0 ? part : [<wbr key={index} />, part]))}</>;
+}
+
 export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
   const [copied, setCopied] = useState(false);
   const copy = async () => {

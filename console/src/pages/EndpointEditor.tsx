@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, apiReply, parameterUse, query, type Endpoint } from '../api.ts';
 import { TimeSeriesChart } from '../components/charts.tsx';
 import { CopyField, ErrorBox } from '../components/common.tsx';
@@ -10,29 +10,44 @@ import { endpointUrl } from './EndpointList.tsx';
 
 type Draft = Omit<Endpoint, 'id' | 'token'>;
 
-/** What a new endpoint starts with in each language, and what the editor says about it. */
-const LANGUAGES: Record<QueryLanguage, { label: string; starter: string; hint: string }> = {
+/** `f:` takes a bare name of word characters, dots and dashes; any other is quoted. */
+const lqlSource = (name: string) => (/^[\w.-]+$/.test(name) ? name : `"${name.replace(/["\\]/g, '\\$&')}"`);
+
+/**
+ * What a new endpoint starts with in each language (a query over `source`, which runs as it
+ * stands), and what the editor says about it.
+ */
+const LANGUAGES: Record<QueryLanguage, { label: string; starter: (source: string) => string; hint: string }> = {
   bq_sql: {
     label: 'BigQuery SQL',
-    starter: "select timestamp, event_message\nfrom `my.source`\nwhere event_message like concat('%', @search, '%')\norder by timestamp desc\nlimit 100",
+    starter: (source) => `select timestamp, event_message\nfrom \`${source}\`\nwhere event_message like concat('%', @search, '%')\norder by timestamp desc\nlimit 100`,
     hint: 'BigQuery SQL · read sources by name in backticks · @name parameters',
   },
   ch_sql: {
     label: 'ClickHouse SQL',
-    starter: 'select toStartOfMinute(timestamp) as minute, count() as events\nfrom `my.source`\nwhere event_message like {pattern:String}\ngroup by minute\norder by minute',
+    starter: (source) => `select toStartOfMinute(timestamp) as minute, count() as events\nfrom \`${source}\`\nwhere event_message like {pattern:String}\ngroup by minute\norder by minute`,
     hint: 'ClickHouse SQL · read sources by name in backticks · {name:Type} or @name parameters',
   },
   lql: {
     label: 'LQL',
-    starter: 'f:my.source level:error m.status:>=@min_status',
-    hint: 'LQL · f:<source> names the source · answers its events, newest first · @name parameters',
+    starter: (source) => `f:${lqlSource(source)} @search`,
+    hint: 'LQL · f:<source> names the source · answers its events, newest first · a bare @name searches event_message · field:@name',
   },
 };
+
+/** The source a new endpoint starts from: the one with the most events (the first when none has any). */
+export function starterSource(sources: ReadonlyArray<{ name: string; events: number }> | null): string | undefined {
+  if (!sources || sources.length === 0) return undefined;
+  return sources.reduce((best, source) => (source.events > best.events ? source : best)).name;
+}
+
+/** Before the sources are known (or when there are none): a name to replace, said as such. */
+const NO_SOURCE_YET = 'your.source';
 
 const NEW_ENDPOINT: Draft = {
   name: '',
   description: null,
-  query: LANGUAGES.bq_sql.starter,
+  query: LANGUAGES.bq_sql.starter(NO_SOURCE_YET),
   language: 'bq_sql',
   sandboxable: false,
   cache_duration_seconds: 0,
@@ -110,6 +125,21 @@ export function EndpointEditor({ token: routeToken, canManage }: { token: string
 
   const names = useMemo(() => (draft ? parametersOf(draft.query, draft.language) : []), [draft?.query, draft?.language]);
   const tables = useMemo(() => sources?.map((source) => source.name) ?? [], [sources?.map((source) => source.name).join('\n')]);
+  const starterFrom = starterSource(sources) ?? NO_SOURCE_YET;
+  /** The starter last put in the editor: a query still equal to it (or empty) nobody has written. */
+  const starter = useRef(NEW_ENDPOINT.query);
+  const untouched = (current: Draft) => current.query.trim() === '' || current.query === starter.current;
+  const withStarter = (current: Draft, language: QueryLanguage): Draft => {
+    starter.current = LANGUAGES[language].starter(starterFrom);
+    return { ...current, language, query: starter.current };
+  };
+
+  // A new endpoint's starter reads one of the person's own sources once they are known (once:
+  // it does not move to another source while the person reads it).
+  useEffect(() => {
+    if (token !== null || starterFrom === NO_SOURCE_YET) return;
+    setDraft((current) => (current && current.query === LANGUAGES[current.language].starter(NO_SOURCE_YET) ? withStarter(current, current.language) : current));
+  }, [starterFrom]);
 
   const update = <K extends keyof Draft>(field: K, value: Draft[K]) => {
     setDraft((current) => (current ? { ...current, [field]: value } : current));
@@ -120,8 +150,7 @@ export function EndpointEditor({ token: routeToken, canManage }: { token: string
   /** Another language; a query still as it started (or empty) becomes the new language's starter. */
   const changeLanguage = (language: QueryLanguage) => {
     if (!draft) return;
-    const untouched = draft.query.trim() === '' || draft.query === LANGUAGES[draft.language].starter;
-    setDraft({ ...draft, language, query: untouched ? LANGUAGES[language].starter : draft.query });
+    setDraft(untouched(draft) ? withStarter(draft, language) : { ...draft, language });
     setDirty(true);
     setNotice(null);
     setErrorMark(null);

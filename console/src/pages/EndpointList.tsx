@@ -51,39 +51,42 @@ export function EndpointList({ canManage }: { canManage: boolean }) {
       ) : endpoints.length === 0 ? (
         <p class="muted">No endpoints yet.</p>
       ) : (
-        <table class="grid" data-testid="endpoints-table">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Language</th>
-              <th>Cache</th>
-              <th>Warming</th>
-              <th class="num">Max rows</th>
-              <th>Auth</th>
-              <th>URL</th>
-            </tr>
-          </thead>
-          <tbody>
-            {endpoints.map((endpoint) => (
-              <tr key={endpoint.token}>
-                <td>
-                  <a href={`#/endpoints/${endpoint.token}`}>{endpoint.name}</a>
-                  {endpoint.description && <div class="muted small-text">{endpoint.description}</div>}
-                </td>
-                <td>
-                  <code>{endpoint.language}</code>
-                </td>
-                <td>{endpoint.cache_duration_seconds ? `${endpoint.cache_duration_seconds}s` : 'off'}</td>
-                <td>{endpoint.proactive_requerying_seconds ? `every ${endpoint.proactive_requerying_seconds}s` : 'off'}</td>
-                <td class="num">{endpoint.max_limit}</td>
-                <td>{endpoint.enable_auth ? 'key' : 'public'}</td>
-                <td>
-                  <CopyButton text={endpointUrl(endpoint)} label="Copy URL" />
-                </td>
+        <div class="table-scroll">
+          <table class="grid" data-testid="endpoints-table">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Language</th>
+                <th class="wide-only">Cache</th>
+                <th class="wide-only">Warming</th>
+                <th class="num wide-only">Max rows</th>
+                <th class="wide-only">Auth</th>
+                <th>URL</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {endpoints.map((endpoint) => (
+                <tr key={endpoint.token}>
+                  <td>
+                    <a href={`#/endpoints/${endpoint.token}`}>{endpoint.name}</a>
+                    {endpoint.description && <div class="muted small-text">{endpoint.description}</div>}
+                  </td>
+                  <td>
+                    <code>{endpoint.language}</code>
+                  </td>
+                  {/* On a phone these are on the endpoint's own page. */}
+                  <td class="wide-only">{endpoint.cache_duration_seconds ? `${endpoint.cache_duration_seconds}s` : 'off'}</td>
+                  <td class="wide-only">{endpoint.proactive_requerying_seconds ? `every ${endpoint.proactive_requerying_seconds}s` : 'off'}</td>
+                  <td class="num wide-only">{endpoint.max_limit}</td>
+                  <td class="wide-only">{endpoint.enable_auth ? 'key' : 'public'}</td>
+                  <td>
+                    <CopyButton text={endpointUrl(endpoint)} label="Copy URL" />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );

@@ -99,7 +99,7 @@ export function LiveTail({ token }: { token: string }) {
         <button type="button" onClick={() => setEvents([])}>
           Clear
         </button>
-        <span class={`status status-${status}`} data-testid="tail-status">
+        <span class={`tail-status tail-status-${status}`} data-testid="tail-status">
           {status}
         </span>
       </form>

@@ -62,35 +62,38 @@ export function SourceList({ canManage }: { canManage: boolean }) {
       ) : sources.length === 0 ? (
         <p class="muted">No sources yet.</p>
       ) : (
-        <table class="grid" data-testid="sources-table">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th class="num">Events</th>
-              <th class="num">Last minute</th>
-              <th>Last event</th>
-              <th>Token</th>
-            </tr>
-          </thead>
-          <tbody>
-            {sources.map((source) => (
-              <tr key={source.token} data-source={source.name}>
-                <td>
-                  <a href={`#/sources/${source.token}/explore`}>{source.name}</a>
-                  {source.description && <div class="muted small-text">{source.description}</div>}
-                </td>
-                <td class="num" data-testid="source-events">
-                  {countText(source.events)}
-                </td>
-                <td class="num">{countText(source.events_last_minute)}/min</td>
-                <td title={timeText(source.last_event)}>{agoText(source.last_event)}</td>
-                <td>
-                  <code class="token">{source.token}</code> <CopyButton text={source.token} />
-                </td>
+        <div class="table-scroll">
+          <table class="grid" data-testid="sources-table">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th class="num">Events</th>
+                <th class="num wide-only">Last minute</th>
+                <th>Last event</th>
+                <th class="wide-only">Token</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {sources.map((source) => (
+                <tr key={source.token} data-source={source.name}>
+                  <td>
+                    <a href={`#/sources/${source.token}/explore`}>{source.name}</a>
+                    {source.description && <div class="muted small-text">{source.description}</div>}
+                  </td>
+                  <td class="num" data-testid="source-events">
+                    {countText(source.events)}
+                  </td>
+                  <td class="num wide-only">{countText(source.events_last_minute)}/min</td>
+                  <td title={timeText(source.last_event)}>{agoText(source.last_event)}</td>
+                  {/* On a phone the token is on the source's own page, with its Copy button. */}
+                  <td class="wide-only">
+                    <code class="token">{source.token}</code> <CopyButton text={source.token} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );

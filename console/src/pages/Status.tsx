@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { ErrorBox } from '../components/common.tsx';
+import { BreakableName, ErrorBox } from '../components/common.tsx';
 import { countText } from '../format.ts';
 
 interface Sample {
@@ -73,71 +73,79 @@ export function Status() {
   const hits = total(samples, 'sawmill_endpoint_cache_requests_total', { result: 'hit' });
   const runs = hits + total(samples, 'sawmill_endpoint_cache_requests_total', { result: 'miss' });
   return (
-    <section class="status" data-testid="status">
+    <section class="status-page" data-testid="status">
       <div class="page-head">
         <h2>Status</h2>
         <span class="muted">from /metrics, every 5 s</span>
       </div>
       <ErrorBox error={error} />
-      <table class="grid" data-testid="status-figures">
-        <tbody>
-          {figure('Queue', `${countText(total(samples, 'sawmill_queue_events'))} of ${countText(total(samples, 'sawmill_queue_capacity_events'))} events`)}
-          {figure('Folds', `${countText(total(samples, 'sawmill_fold_duration_seconds_count'))}, mean ${seconds(mean(samples, 'sawmill_fold_duration_seconds'))}, mean ${countText(Math.round(mean(samples, 'sawmill_fold_events') ?? 0))} events`)}
-          {figure('Visibility lag (95% within)', seconds(quantileBound(samples, 'sawmill_visibility_lag_seconds', 0.95)))}
-          {figure('Endpoint cache hits', runs === 0 ? '—' : `${countText(hits)} of ${countText(runs)}`)}
-          {figure('DuckDB memory', bytes(total(samples, 'sawmill_warehouse_memory_bytes')))}
-          {figure('DuckDB file', bytes(total(samples, 'sawmill_data_file_bytes')))}
-          {figure('Process memory (RSS)', bytes(total(samples, 'sawmill_process_resident_memory_bytes')))}
-        </tbody>
-      </table>
+      <div class="table-scroll">
+        <table class="grid" data-testid="status-figures">
+          <tbody>
+            {figure('Queue', `${countText(total(samples, 'sawmill_queue_events'))} of ${countText(total(samples, 'sawmill_queue_capacity_events'))} events`)}
+            {figure('Folds', `${countText(total(samples, 'sawmill_fold_duration_seconds_count'))}, mean ${seconds(mean(samples, 'sawmill_fold_duration_seconds'))}, mean ${countText(Math.round(mean(samples, 'sawmill_fold_events') ?? 0))} events`)}
+            {figure('Visibility lag (95% within)', seconds(quantileBound(samples, 'sawmill_visibility_lag_seconds', 0.95)))}
+            {figure('Endpoint cache hits', runs === 0 ? '—' : `${countText(hits)} of ${countText(runs)}`)}
+            {figure('DuckDB memory', bytes(total(samples, 'sawmill_warehouse_memory_bytes')))}
+            {figure('DuckDB file', bytes(total(samples, 'sawmill_data_file_bytes')))}
+            {figure('Process memory (RSS)', bytes(total(samples, 'sawmill_process_resident_memory_bytes')))}
+          </tbody>
+        </table>
+      </div>
       <h3>Ingestion</h3>
-      <table class="grid" data-testid="status-ingest">
-        <thead>
-          <tr>
-            <th>source</th>
-            <th class="num">accepted</th>
-            <th class="num">rejected</th>
-            <th class="num">requests</th>
-            <th class="num">refused requests</th>
-          </tr>
-        </thead>
-        <tbody>
-          {sources.map((source) => {
-            const requests = matching(samples, 'sawmill_ingest_requests_total', { source });
-            const refused = requests.filter((sample) => !sample.labels.status?.startsWith('2')).reduce((sum, sample) => sum + sample.value, 0);
-            return (
-              <tr key={source}>
-                <td>{source}</td>
-                <td class="num">{countText(total(samples, 'sawmill_ingest_events_total', { source, outcome: 'accepted' }))}</td>
-                <td class="num">{countText(total(samples, 'sawmill_ingest_events_total', { source, outcome: 'rejected' }))}</td>
-                <td class="num">{countText(requests.reduce((sum, sample) => sum + sample.value, 0))}</td>
-                <td class="num">{countText(refused)}</td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-      <h3>Endpoints</h3>
-      <table class="grid" data-testid="status-endpoints">
-        <thead>
-          <tr>
-            <th>endpoint</th>
-            <th class="num">requests</th>
-            <th class="num">mean</th>
-            <th class="num">95% within</th>
-          </tr>
-        </thead>
-        <tbody>
-          {endpoints.map((endpoint) => (
-            <tr key={endpoint}>
-              <td>{endpoint || '(not found)'}</td>
-              <td class="num">{countText(total(samples, 'sawmill_endpoint_request_duration_seconds_count', { endpoint }))}</td>
-              <td class="num">{seconds(mean(samples, 'sawmill_endpoint_request_duration_seconds', { endpoint }))}</td>
-              <td class="num">{seconds(quantileBound(samples, 'sawmill_endpoint_request_duration_seconds', 0.95, { endpoint }))}</td>
+      <div class="table-scroll">
+        <table class="grid" data-testid="status-ingest">
+          <thead>
+            <tr>
+              <th>source</th>
+              <th class="num">accepted</th>
+              <th class="num">rejected</th>
+              <th class="num">requests</th>
+              <th class="num">refused requests</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {sources.map((source) => {
+              const requests = matching(samples, 'sawmill_ingest_requests_total', { source });
+              const refused = requests.filter((sample) => !sample.labels.status?.startsWith('2')).reduce((sum, sample) => sum + sample.value, 0);
+              return (
+                <tr key={source}>
+                  <td>
+                    <BreakableName name={source} />
+                  </td>
+                  <td class="num">{countText(total(samples, 'sawmill_ingest_events_total', { source, outcome: 'accepted' }))}</td>
+                  <td class="num">{countText(total(samples, 'sawmill_ingest_events_total', { source, outcome: 'rejected' }))}</td>
+                  <td class="num">{countText(requests.reduce((sum, sample) => sum + sample.value, 0))}</td>
+                  <td class="num">{countText(refused)}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      <h3>Endpoints</h3>
+      <div class="table-scroll">
+        <table class="grid" data-testid="status-endpoints">
+          <thead>
+            <tr>
+              <th>endpoint</th>
+              <th class="num">requests</th>
+              <th class="num">mean</th>
+              <th class="num">95% within</th>
+            </tr>
+          </thead>
+          <tbody>
+            {endpoints.map((endpoint) => (
+              <tr key={endpoint}>
+                <td>{endpoint ? <BreakableName name={endpoint} /> : '(not found)'}</td>
+                <td class="num">{countText(total(samples, 'sawmill_endpoint_request_duration_seconds_count', { endpoint }))}</td>
+                <td class="num">{seconds(mean(samples, 'sawmill_endpoint_request_duration_seconds', { endpoint }))}</td>
+                <td class="num">{seconds(quantileBound(samples, 'sawmill_endpoint_request_duration_seconds', 0.95, { endpoint }))}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </section>
   );
 }
