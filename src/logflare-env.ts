@@ -9,10 +9,16 @@
 const LOGFLARE_PREFIXES = ['LOGFLARE_', 'DB_', 'POSTGRES_BACKEND_', 'GOOGLE_'];
 const READ_HERE = new Set(['LOGFLARE_PUBLIC_ACCESS_TOKEN', 'LOGFLARE_PRIVATE_ACCESS_TOKEN']);
 
+/**
+ * The oldest stacks' one key, which the Supabase overlay passes on as LOGFLARE_PRIVATE_ACCESS_TOKEN
+ * (deploy/supabase/docker-compose.sawmill.yml): used, then, not ignored.
+ */
+const passedOn = (name: string, env: Record<string, string | undefined>) => name === 'LOGFLARE_API_KEY' && env[name] === env.LOGFLARE_PRIVATE_ACCESS_TOKEN;
+
 /** The Logflare settings present in `env` that Sawmill does not use, sorted. */
 export function ignoredLogflareSettings(env: Record<string, string | undefined>): string[] {
   return Object.keys(env)
-    .filter((name) => env[name] !== undefined && !READ_HERE.has(name) && LOGFLARE_PREFIXES.some((prefix) => name.startsWith(prefix)))
+    .filter((name) => env[name] !== undefined && !READ_HERE.has(name) && !passedOn(name, env) && LOGFLARE_PREFIXES.some((prefix) => name.startsWith(prefix)))
     .sort();
 }
 

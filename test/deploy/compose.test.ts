@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
-import { interpolate, LOGFLARE_ENVIRONMENT, readYaml, STACK_HEALTH_CHECK, STACK_PRIVATE_TOKEN, STACK_PUBLIC_TOKEN } from '../support/supabase-stack.ts';
+import { ignoredLogflareSettings } from '../../src/logflare-env.ts';
+import { interpolate, LOGFLARE_ENVIRONMENT, OLDEST_LOGFLARE_ENVIRONMENT, readYaml, STACK_HEALTH_CHECK, STACK_PRIVATE_TOKEN, STACK_PUBLIC_TOKEN } from '../support/supabase-stack.ts';
 
 const root = new URL('../../', import.meta.url);
 const file = (path: string) => new URL(path, root).pathname;
@@ -44,6 +45,23 @@ describe('deploy/supabase/docker-compose.sawmill.yml', () => {
     assert.equal(config.privateKey, STACK_PRIVATE_TOKEN, "Studio's key queries");
   });
 
+  test("the oldest stacks' one key, LOGFLARE_API_KEY (Studio's and Vector's), is the private key", () => {
+    const env = OLDEST_LOGFLARE_ENVIRONMENT;
+    const merged = { ...env, ...containerEnvironment(analytics, env) };
+    const config = loadConfig(merged);
+    assert.equal(config.privateKey, env.LOGFLARE_API_KEY);
+    assert.equal(config.ingestKey, undefined, 'no ingest-only key: Vector sends the one key');
+    assert.ok(!ignoredLogflareSettings(merged).includes('LOGFLARE_API_KEY'), 'not named as ignored at start: it is the key in use');
+    assert.ok(ignoredLogflareSettings({ LOGFLARE_API_KEY: 'elsewhere' }).includes('LOGFLARE_API_KEY'), 'named when nothing passed it on');
+    // Where both are set, the private token wins, as on the current stack.
+    assert.equal(loadConfig({ ...LOGFLARE_ENVIRONMENT, ...containerEnvironment(analytics, { ...LOGFLARE_ENVIRONMENT, LOGFLARE_API_KEY: 'old' }) }).privateKey, STACK_PRIVATE_TOKEN);
+  });
+
+  test('docker compose pull leaves the locally built image alone (pull_policy), unless told otherwise', () => {
+    assert.equal(interpolate(analytics.pull_policy, {}), 'never');
+    assert.equal(interpolate(analytics.pull_policy, { SAWMILL_PULL_POLICY: 'always' }), 'always', 'an image pushed to a registry (SAWMILL_IMAGE) may be pulled');
+  });
+
   test('/data is a named volume the overlay declares', () => {
     const mount = (analytics.volumes as string[]).find((volume) => volume.endsWith(':/data'));
     assert.ok(mount, JSON.stringify(analytics.volumes));
@@ -63,6 +81,7 @@ describe('docker-compose.yml (standalone)', () => {
     assert.deepEqual(sawmill.ports, ['4000:4000']);
     assert.deepEqual(sawmill.healthcheck.test, STACK_HEALTH_CHECK);
     assert.ok((sawmill.volumes as string[]).some((volume) => volume.endsWith(':/data')));
+    assert.equal(sawmill.pull_policy, 'build', 'docker compose pull skips it, and up builds it rather than look for sawmill:latest on a registry');
   });
 
   test('without keys set, the empty values leave the generated key in place', () => {

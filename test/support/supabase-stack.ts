@@ -40,7 +40,26 @@ export function readYaml(path: string): any {
   return JSON.parse(json);
 }
 
-/** `${NAME}`, `${NAME:-default}` and `${NAME?message}` filled in from `env`, as Compose does. */
+/**
+ * `${NAME}`, `${NAME:-default}` and `${NAME?message}` filled in from `env`, as Compose does,
+ * nested ones too (`${A:-${B:-}}`): the innermost first, until none is left.
+ */
 export function interpolate(value: string, env: Record<string, string>): string {
-  return value.replace(/\$\{([A-Z0-9_]+)(?:(:?-)([^}]*)|(:?\?)([^}]*))?\}/g, (_match, name: string, _dash, fallback: string | undefined) => env[name] || fallback || '');
+  const innermost = /\$\{([A-Z0-9_]+)(?:(:?-)([^${}]*)|(:?\?)([^${}]*))?\}/g;
+  for (let previous = ''; previous !== value; ) {
+    previous = value;
+    value = value.replace(innermost, (_match, name: string, _dash, fallback: string | undefined) => env[name] || fallback || '');
+  }
+  return value;
 }
+
+/**
+ * The `analytics` service as Supabase's stack had it before the logs overlay, in its main
+ * docker-compose.yml (Logflare 1.4 to 1.14): the same settings, except that the oldest stacks
+ * had one key, `LOGFLARE_API_KEY`, which Studio and Vector (`api_key=` in vector.yml) both sent.
+ */
+export const OLDEST_LOGFLARE_ENVIRONMENT: Record<string, string> = Object.fromEntries([
+  ...Object.entries(LOGFLARE_ENVIRONMENT).filter(([name]) => name !== 'LOGFLARE_PUBLIC_ACCESS_TOKEN' && name !== 'LOGFLARE_PRIVATE_ACCESS_TOKEN'),
+  ['LOGFLARE_API_KEY', 'stack-single-key-0123456789'],
+  ['RELEASE_COOKIE', 'cookie'],
+]);
