@@ -194,7 +194,8 @@ export async function tailCommand({ client, positionals, values, json, out, err 
         const { name } = JSON.parse(message.data) as { name: string };
         err(`tailing ${name}${filter ? ` where ${filter}` : ''} (Ctrl-C stops)`);
       } else if (message.event === 'dropped') {
-        err(`… ${(JSON.parse(message.data) as { events: number }).events} events skipped (output too slow)`);
+        const { events, reason } = JSON.parse(message.data) as { events: number; reason?: string };
+        err(`… ${events} events skipped (${reason === 'regex_budget' ? 'not tested against the regex: see docs/security.md' : 'output too slow'})`);
       } else if (message.event === 'events') {
         for (const event of JSON.parse(message.data) as Array<Record<string, unknown>>) {
           out(json ? JSON.stringify(event) : `${isoFromMicros(event.timestamp)}  ${String(event.event_message ?? '')}`);

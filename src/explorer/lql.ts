@@ -22,6 +22,7 @@
  */
 
 import { AppError } from '../errors.ts';
+import { compileRegex, regexTester } from './regex.ts';
 
 export type Comparison = '=' | '>' | '>=' | '<' | '<=';
 
@@ -139,11 +140,7 @@ function parseClause(raw: string): Clause {
   if (rest.startsWith('~')) {
     const pattern = unquote(rest.slice(1)).text;
     if (pattern === '') throw lqlError(`${path.join('.')}:~ needs a pattern`);
-    try {
-      new RegExp(pattern);
-    } catch (error) {
-      throw lqlError(`invalid regular expression for ${path.join('.')}: ${(error as Error).message}`);
-    }
+    compileRegex(pattern, path.join('.'));
     return { kind: 'regex', path, pattern, negated };
   }
   const op = (['>=', '<=', '>', '<'] as const).find((candidate) => rest.startsWith(candidate)) ?? '=';
@@ -361,7 +358,10 @@ function reachAny(event: TailEvent, path: string[]): { parents: number; values: 
 
 type Matcher = (event: TailEvent) => boolean;
 
-/** Compile once, test many events: regular expressions are built a single time. */
+/**
+ * Compile once, test many events: regular expressions are built a single time. A regex test the
+ * budget refuses throws RegexSkipped (./regex.ts): the event was not filtered.
+ */
 export function compileMatcher(query: LqlQuery): Matcher {
   const compile = (expr: LqlExpr): Matcher => {
     switch (expr.kind) {
@@ -400,8 +400,8 @@ function clauseMatcher(clause: Clause): Matcher {
         return parents > 0 && (values.length === 0) !== clause.negated;
       };
     case 'regex': {
-      const pattern = new RegExp(clause.pattern);
-      matches = (value) => pattern.test(typeof value === 'string' ? value : JSON.stringify(value));
+      const test = regexTester(compileRegex(clause.pattern, clause.path.join('.')));
+      matches = (value) => test(typeof value === 'string' ? value : JSON.stringify(value));
       break;
     }
     case 'range':

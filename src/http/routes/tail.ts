@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { compileMatcher, MAX_QUERY_LENGTH, parseLql } from '../../explorer/lql.ts';
+import { RegexSkipped } from '../../explorer/regex.ts';
 import { compileFilter } from '../../explorer/sql.ts';
 import type { LogRow } from '../../warehouse/types.ts';
 import type { Services } from '../services.ts';
@@ -35,10 +36,25 @@ export function wireEvent(row: LogRow): Record<string, unknown> {
   return { id: row.id, timestamp: row.timestamp, event_message: row.event_message, ...wireRecord(row.fields) };
 }
 
+function filterRows(rows: LogRow[], matches: (row: LogRow) => boolean): { selected: LogRow[]; unfiltered: number } {
+  const selected: LogRow[] = [];
+  let unfiltered = 0;
+  for (const row of rows) {
+    try {
+      if (matches(row)) selected.push(row);
+    } catch (error) {
+      if (!(error instanceof RegexSkipped)) throw error;
+      unfiltered++;
+    }
+  }
+  return { selected, unfiltered };
+}
+
 /**
  * Live tail as server-sent events: every committed batch of the source, filtered by the same LQL
  * the explorer takes, as `event: events` with a JSON array of events. Readers that cannot keep up
- * are told how many events they missed (`event: dropped`) rather than slowing ingestion.
+ * are told how many events they missed (`event: dropped`) rather than slowing ingestion, and so
+ * are those whose regex filter could not be run (src/explorer/regex.ts).
  */
 export default async function tailRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const open = new Set<ServerResponse>();
@@ -69,7 +85,9 @@ export default async function tailRoutes(app: FastifyInstance, { services }: { s
     let dropped = 0;
     const stopListening = services.writer.onCommitted((sourceId, _count, rows) => {
       if (sourceId !== source.token) return;
-      const selected = rows().filter(matches);
+      const { selected, unfiltered } = filterRows(rows(), matches);
+      // Not tested against the filter's regex (too long a value, or regexes had their share of the main thread).
+      if (unfiltered > 0) response.write(`event: dropped\ndata: ${JSON.stringify({ events: unfiltered, reason: 'regex_budget' })}\n\n`);
       if (selected.length === 0) return;
       if (response.writableLength > MAX_BUFFERED_BYTES) {
         dropped += selected.length;
