@@ -33,6 +33,8 @@ export interface Config {
   queryConcurrency: number;
   /** DuckDB queries that may wait for a reader before queries answer 429. */
   queryQueue: number;
+  /** Bytes the endpoint result cache may hold, keys and kept parameters included. */
+  cacheMaxBytes: number;
   /** Endpoint query deadline, unless the endpoint sets its own `query_timeout_ms`. */
   queryTimeoutMs: number;
   /** Most fields a source may have, nested ones included; new fields past it go to `_overflow`. */
@@ -122,6 +124,7 @@ export function loadConfig(env: Env = process.env): Config {
     queryConcurrency: positive(env, 'SAWMILL_QUERY_CONCURRENCY', 4),
     queryQueue: integer(env, 'SAWMILL_QUERY_QUEUE', 64),
     queryTimeoutMs: integer(env, 'SAWMILL_QUERY_TIMEOUT_MS', 30_000),
+    cacheMaxBytes: integer(env, 'SAWMILL_CACHE_MAX_BYTES', 64 * 1024 * 1024),
     maxFieldsPerSource: integer(env, 'SAWMILL_MAX_FIELDS_PER_SOURCE', 1000),
     defaultRetentionDays: retentionDays(env),
     ...timeouts(env),

@@ -33,6 +33,12 @@ export class SawmillMetrics {
       ]),
     );
     this.registry.add(
+      new Observed('sawmill_endpoint_memo_bytes', 'Bytes the endpoint result cache (SAWMILL_CACHE_MAX_BYTES) and the translation memo hold, keys included.', 'gauge', () => [
+        { labels: { memo: 'results' }, value: endpoints.memoryBytes.cache },
+        { labels: { memo: 'translations' }, value: endpoints.memoryBytes.translations },
+      ]),
+    );
+    this.registry.add(
       new Observed('sawmill_warehouse_memory_bytes', 'Memory DuckDB holds (duckdb_memory()), within SAWMILL_MEMORY_LIMIT.', 'gauge', () =>
         this.warehouseMemoryBytes === undefined ? [] : [{ value: this.warehouseMemoryBytes }],
       ),

@@ -99,7 +99,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   });
   const endpoints = new EndpointService(catalog, warehouse, dialect, {
     queryTimeoutMs: config.queryTimeoutMs,
-    cacheMaxBytes: 64 * 1024 * 1024,
+    cacheMaxBytes: config.cacheMaxBytes,
     visible: () => writer.visible(),
     readBarrier: () => writer.readBarrier(),
     onPromotionFailed: (error, sourceId) => app.log.warn({ err: error, source: sourceId }, 'keeping copies of what an endpoint reads failed: it reads the nested fields instead'),

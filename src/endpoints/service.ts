@@ -3,6 +3,7 @@ import type { Catalog, Endpoint, EndpointInput } from '../catalog/types.ts';
 import { AppError } from '../errors.ts';
 import { shapeOfSource, translate, type SqlDialect, type Translation } from '../sql/index.ts';
 import type { NestedReads, RecordFields, Warehouse } from '../warehouse/types.ts';
+import { ByteLru, digestKey, stringBytes } from './byte-lru.ts';
 import { ResultCache } from './cache.ts';
 import { checkQuery, translateQuery, type LanguageContext, type WrittenQuery } from './languages.ts';
 import { lqlToSql, splitLql } from './lql-endpoint.ts';
@@ -23,6 +24,10 @@ export interface EndpointServiceOptions {
 
 /** Translations (and endpoints' reads) kept, least recently used dropped first (sandboxed consumer SQL varies freely). */
 const MAX_MEMOS = 1000;
+/** Bytes the kept translations may hold, keys included (docs/security.md). */
+export const MAX_MEMO_BYTES = 16 * 1024 * 1024;
+/** Longest `sql` a sandboxed caller may send, in characters: as long as a saved endpoint's query may be. */
+export const MAX_CONSUMER_SQL = 100_000;
 
 const replyBody = (rows: string) => `{"result":${rows}}`;
 
@@ -67,8 +72,13 @@ function parameterUsage(used: readonly string[], given: Record<string, string>, 
 export class EndpointService {
   private readonly cache: ResultCache;
   private readonly warmers = new Map<number, NodeJS.Timeout>();
-  private readonly translations = new Map<string, { translation: Translation; resolved: Array<[string, string | undefined]> }>();
+  private readonly translations = new ByteLru<{ translation: Translation; resolved: Array<[string, string | undefined]> }>(MAX_MEMO_BYTES, MAX_MEMOS);
   private readonly reads = new Map<string, Map<string, NestedReads>>();
+  /** Bytes the result cache and the translation memo hold, as counted against their bounds. */
+  get memoryBytes(): { cache: number; translations: number } {
+    return { cache: this.cache.bytes, translations: this.translations.bytes };
+  }
+
   /** Runs of caching endpoints the cache answered, and those it did not (for /metrics). */
   cacheHits = 0;
   cacheMisses = 0;
@@ -101,6 +111,9 @@ export class EndpointService {
     const endpoint = this.find(principal.ownerId, tokenOrName);
     if (!endpoint) throw new AppError(404, 'not_found', `endpoint "${tokenOrName}" not found`);
     if (!canQuery(principal, endpoint)) throw new AppError(403, 'forbidden', 'this key may not query this endpoint');
+    if (given.sql !== undefined && given.sql.length > MAX_CONSUMER_SQL) {
+      throw new AppError(413, 'sql_too_long', `sql is ${given.sql.length} characters long; a sandboxed query may have at most ${MAX_CONSUMER_SQL}`);
+    }
     // LQL becomes SQL over the fields the source has; uncached, the query waits for the same events anyway.
     if (endpoint.language === 'lql' && endpoint.cache_duration_seconds <= 0) await this.options.readBarrier?.();
     const translation = this.translate(endpoint, given.sql);
@@ -119,9 +132,10 @@ export class EndpointService {
     if (endpoint.cache_duration_seconds <= 0) return execute();
 
     // updated_at in the key: an endpoint changed by another instance never serves its old rows.
+    const sandboxed = request.sql !== undefined && endpoint.sandboxable;
     const key = ResultCache.key(endpoint.id, {
       ...params,
-      ...(request.sql === undefined ? {} : { sql: request.sql }),
+      ...(sandboxed ? { sql: request.sql! } : {}),
       '\u0000version': endpoint.updated_at,
       '\u0000language': endpoint.language,
     });
@@ -132,7 +146,9 @@ export class EndpointService {
     }
     this.cacheMisses++;
     const body = await execute();
-    this.cache.set(key, body, endpoint.cache_duration_seconds * 1000, execute);
+    // Warming runs the query again, so its entry keeps the parameters and the SQL (and counts them).
+    const retainedBytes = stringBytes(translation.sql) + Object.values(params).reduce((sum, value) => sum + stringBytes(value ?? ''), 0);
+    this.cache.set(key, body, endpoint.cache_duration_seconds * 1000, endpoint.proactive_requerying_seconds > 0 ? { run: execute, retainedBytes } : undefined);
     this.scheduleWarming(endpoint);
     return body;
   }
@@ -238,6 +254,7 @@ export class EndpointService {
   }
 
   stop(): void {
+    this.cache.stop();
     for (const timer of this.warmers.values()) clearInterval(timer);
     this.warmers.clear();
   }
@@ -253,7 +270,7 @@ export class EndpointService {
     const context = this.context(endpoint.owner_id);
     // LQL's SQL depends on the fields the source has (`level` may be top-level or in metadata), which grow.
     const fields = endpoint.language === 'lql' ? fieldsKey(context.sourceSchema(splitLql(endpoint.query).source)) : '';
-    const key = `${endpoint.id}\u0000${endpoint.updated_at}\u0000${endpoint.language}\u0000${epoch}\u0000${fields}\u0000${sandboxed ? consumerSql : ''}`;
+    const key = digestKey(`${endpoint.id}\u0000${endpoint.updated_at}\u0000${endpoint.language}\u0000${epoch}\u0000${fields}\u0000${sandboxed ? consumerSql : ''}`);
     const memo = this.translations.get(key);
     if (memo && memo.resolved.every(([name, relation]) => context.resolveTable(name) === relation)) return memo.translation;
 
@@ -269,9 +286,8 @@ export class EndpointService {
     const translation = translateQuery(endpoint, sandboxed ? consumerSql : undefined, this.dialect, recording);
     // The unified `logs` table spans every source, which may be added or widened at any time.
     if (resolved.some(([name]) => name.toLowerCase() === UNIFIED_LOGS_TABLE)) return translation;
-    this.translations.delete(key);
-    this.translations.set(key, { translation, resolved });
-    if (this.translations.size > MAX_MEMOS) this.translations.delete(this.translations.keys().next().value!);
+    const bytes = stringBytes(translation.sql) + [...translation.parameters, ...resolved.flat()].reduce((sum, text) => sum + stringBytes(text ?? ''), 0);
+    this.translations.set(key, { translation, resolved }, bytes);
     return translation;
   }
 
