@@ -33,6 +33,10 @@ export interface Config {
   queryConcurrency: number;
   /** DuckDB queries that may wait for a reader before queries answer 429. */
   queryQueue: number;
+  /** Queries one caller (a key other than the private key, or an address without a key) runs at once. */
+  callerConcurrency: number;
+  /** Queries one such caller may start per second, with a burst of twice that. */
+  callerQueryRate: number;
   /** Bytes the endpoint result cache may hold, keys and kept parameters included. */
   cacheMaxBytes: number;
   /** Endpoint query deadline, unless the endpoint sets its own `query_timeout_ms`. */
@@ -125,6 +129,8 @@ export function loadConfig(env: Env = process.env): Config {
     queryQueue: integer(env, 'SAWMILL_QUERY_QUEUE', 64),
     queryTimeoutMs: integer(env, 'SAWMILL_QUERY_TIMEOUT_MS', 30_000),
     cacheMaxBytes: integer(env, 'SAWMILL_CACHE_MAX_BYTES', 64 * 1024 * 1024),
+    callerConcurrency: positive(env, 'SAWMILL_CALLER_CONCURRENCY', 2),
+    callerQueryRate: positive(env, 'SAWMILL_CALLER_QUERY_RATE', 10),
     maxFieldsPerSource: integer(env, 'SAWMILL_MAX_FIELDS_PER_SOURCE', 1000),
     defaultRetentionDays: retentionDays(env),
     ...timeouts(env),

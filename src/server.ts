@@ -10,6 +10,7 @@ import { EndpointService } from './endpoints/service.ts';
 import { requestLimits } from './ingest/request-limits.ts';
 import { SawmillMetrics } from './monitoring.ts';
 import { buildApp } from './http/app.ts';
+import { QueryFairness } from './http/fairness.ts';
 import type { Services } from './http/services.ts';
 import { Journal } from './pipeline/journal.ts';
 import { SpareSegment } from './pipeline/spare-segment.ts';
@@ -20,6 +21,7 @@ import { assertPortFree, prepareDataDir } from './startup.ts';
 import { DATA_FORMAT, openDataDir } from './data-format.ts';
 import type { CheckpointReport } from './warehouse/duckdb/adapter.ts';
 import { checkpointLogLine, openDuckDb } from './warehouse/duckdb/open.ts';
+import { libuvThreadpoolSize, queryConnections } from './warehouse/duckdb/reader-pool.ts';
 import { openClickHouse } from './warehouse/clickhouse/open.ts';
 import type { SqlDialect } from './sql/index.ts';
 import type { Warehouse } from './warehouse/types.ts';
@@ -106,7 +108,15 @@ export async function startServer(config: Config): Promise<RunningServer> {
   });
   const metrics = new SawmillMetrics({ writer, endpoints, storage, dataDir: config.dataDir, maxQueuedEvents: config.maxQueuedEvents });
   const keys = new KeyRing(catalog, { privateKey: await privateKeyFor(config, (message) => console.log(message)), ingestKey: config.ingestKey });
-  const services: Services = { catalog, keys, warehouse, writer, endpoints, dialect, dataDir: config.dataDir, metrics, limits: { maxBodyBytes: config.maxBodyBytes, request: requestLimits(config.maxBodyBytes, config.maxEventsPerRequest) }, sourceDefaults: { retentionDays: config.defaultRetentionDays }, isReady: () => ready,
+  // Queries the warehouse runs at once: DuckDB's readers (as many as the threadpool leaves), or as configured.
+  const querySlots = config.warehouse === 'duckdb' ? queryConnections(config.queryConcurrency, libuvThreadpoolSize()) : config.queryConcurrency;
+  const fairness = new QueryFairness({
+    perCaller: config.callerConcurrency,
+    ratePerSecond: config.callerQueryRate,
+    anonymousSlots: Math.max(1, querySlots - 1),
+    anonymousQueue: config.queryQueue,
+  });
+  const services: Services = { catalog, keys, warehouse, writer, endpoints, dialect, dataDir: config.dataDir, metrics, fairness, queryTimeoutMs: config.queryTimeoutMs, limits: { maxBodyBytes: config.maxBodyBytes, request: requestLimits(config.maxBodyBytes, config.maxEventsPerRequest) }, sourceDefaults: { retentionDays: config.defaultRetentionDays }, isReady: () => ready,
     problems: () => [...writer.problems(), ...(storage.problem?.() ? [storage.problem()!] : [])],
   };
   const app: FastifyInstance = await buildApp(services, {

@@ -5,6 +5,7 @@ import type { RequestLimits } from '../ingest/request-limits.ts';
 import type { SawmillMetrics } from '../monitoring.ts';
 import type { EventWriter } from '../pipeline/writer.ts';
 import type { SqlDialect } from '../sql/index.ts';
+import type { QueryFairness } from './fairness.ts';
 import type { Warehouse } from '../warehouse/types.ts';
 
 /** What the HTTP layer is handed by start-up wiring. */
@@ -18,6 +19,10 @@ export interface Services {
   dialect: SqlDialect;
   /** Where this instance keeps its files (backups copy from it). */
   dataDir: string;
+  /** Each caller's share of the query slots; the private key is not limited. */
+  fairness: QueryFairness;
+  /** How long a query may wait for its turn (SAWMILL_QUERY_TIMEOUT_MS). */
+  queryTimeoutMs: number;
   /** Self-monitoring figures (/metrics). */
   metrics: SawmillMetrics;
   limits: { maxBodyBytes: number; request: RequestLimits };

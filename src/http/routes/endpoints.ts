@@ -5,6 +5,7 @@ import { AppError } from '../../errors.ts';
 import type { EndpointRun } from '../../endpoints/service.ts';
 import { toJsonText } from '../../ingest/json-text.ts';
 import { authenticate, presentedKey } from '../auth.ts';
+import { callerOf } from '../fairness.ts';
 import type { Services } from '../services.ts';
 import { requireManager } from './sources.ts';
 
@@ -88,7 +89,8 @@ export default async function endpointRoutes(app: FastifyInstance, { services }:
     const principal = (anonymous && endpoints.publicPrincipal(request.params.name)) || authenticate(services.keys, request);
     const endpoint = endpoints.find(principal.ownerId, request.params.name);
     if (endpoint) endpointNames.set(request, endpoint.name);
-    return sendRun(reply, await endpoints.run(principal, request.params.name, queryParameters(request)));
+    const parameters = queryParameters(request);
+    return sendRun(reply, await services.fairness.run(callerOf(request, principal), services.queryTimeoutMs, () => endpoints.run(principal, request.params.name, parameters)));
   };
   app.addHook('onResponse', (request, reply, done) => {
     if (request.routeOptions.url?.includes('/query/')) {

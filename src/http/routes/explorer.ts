@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { canManage } from '../../catalog/access.ts';
 import { Explorer, IngestMeter, MAX_BUCKETS, MAX_PAGE, parseTime } from '../../explorer/service.ts';
 import { MAX_QUERY_LENGTH } from '../../explorer/lql.ts';
+import { callerOf } from '../fairness.ts';
 import type { Services } from '../services.ts';
 import { readableSource, requireReader } from './explorer-access.ts';
 
@@ -44,36 +45,32 @@ export default async function explorerRoutes(app: FastifyInstance, { services }:
   app.get('/api/explorer/sources', async (request) => {
     const principal = requireReader(services, request);
     const sources = services.catalog.listSources(principal.ownerId);
-    return Promise.all(
-      sources.map(async (source) => ({
-        id: source.id,
-        token: source.token,
-        name: source.name,
-        description: source.description,
-        retention_days: source.retention_days,
-        ...(await explorer.totals(source.token)),
-        events_last_minute: meter.lastMinute(source.token),
-      })),
-    );
+    const described = async (source: (typeof sources)[number]) => ({
+      id: source.id,
+      token: source.token,
+      name: source.name,
+      description: source.description,
+      retention_days: source.retention_days,
+      ...(await explorer.totals(source.token)),
+      events_last_minute: meter.lastMinute(source.token),
+    });
+    return services.fairness.run(callerOf(request, principal), EXPLORER_TIMEOUT_MS, () => Promise.all(sources.map(described)));
   });
 
   app.get<Params>('/api/sources/:token/events', async (request) => {
-    const source = readableSource(services, requireReader(services, request), request.params.token);
+    const principal = requireReader(services, request);
+    const source = readableSource(services, principal, request.params.token);
     const input = eventsInput.parse(request.query);
-    return explorer.events(source.token, {
-      q: input.q,
-      fromMicros: parseTime('from', input.from),
-      toMicros: parseTime('to', input.to),
-      limit: input.limit,
-      before: input.before,
-    });
+    const options = { q: input.q, fromMicros: parseTime('from', input.from), toMicros: parseTime('to', input.to), limit: input.limit, before: input.before };
+    return services.fairness.run(callerOf(request, principal), EXPLORER_TIMEOUT_MS, () => explorer.events(source.token, options));
   });
 
   app.get<Params>('/api/sources/:token/volume', async (request) => {
-    const source = readableSource(services, requireReader(services, request), request.params.token);
+    const principal = requireReader(services, request);
+    const source = readableSource(services, principal, request.params.token);
     const input = volumeInput.parse(request.query);
     const toMicros = parseTime('to', input.to) ?? Date.now() * 1000;
     const fromMicros = parseTime('from', input.from) ?? toMicros - 3600 * 1e6;
-    return explorer.volume(source.token, { q: input.q, fromMicros, toMicros, buckets: input.buckets });
+    return services.fairness.run(callerOf(request, principal), EXPLORER_TIMEOUT_MS, () => explorer.volume(source.token, { q: input.q, fromMicros, toMicros, buckets: input.buckets }));
   });
 }
