@@ -198,6 +198,13 @@ test('keys never appear in logs (debug level) or error bodies, and are stored on
       { headers: { authorization: `Bearer ${key}` }, query: '' },
       { headers: {}, query: `api_key=${encodeURIComponent(key)}` },
       { headers: { 'X-API-KEY': key }, query: `api_key=${encodeURIComponent(key)}` },
+      // Other spellings the query parser decodes to api_key, and other names a careless client may use.
+      { headers: {}, query: `api%5Fkey=${encodeURIComponent(key)}` },
+      { headers: {}, query: `%61pi%5fkey=${encodeURIComponent(key)}` },
+      { headers: {}, query: `api_key=x&api_key=${encodeURIComponent(key)}` },
+      { headers: {}, query: `API-Key=${encodeURIComponent(key)}` },
+      { headers: {}, query: `apikey=${encodeURIComponent(key).replace(/-/g, '%2D')}` },
+      { headers: {}, query: `api_key[]=${encodeURIComponent(key)}` },
     ];
     for (const key of presented) {
       for (const { headers, query } of ways(key)) {
