@@ -9,8 +9,10 @@ export const MAX_SOURCE_NAME = 256;
 export function sourceNameProblem(name: string): string | undefined {
   if (name.trim() === '') return 'must not be empty';
   if (name.length > MAX_SOURCE_NAME) return `must be at most ${MAX_SOURCE_NAME} characters`;
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(name)) return 'must not contain control characters (tabs, newlines)';
+  // Format characters are invisible and some reorder what is shown (U+202E turns `evil\u202Etxt.exe` into
+  // `evilexe.txt`): a name must read as it is.
+  const hidden = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.exec(name);
+  if (hidden) return `must not contain control characters or invisible format characters (tabs, newlines, U+${hidden[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`;
   if (name.includes('`')) return 'must not contain a backtick: queries name sources between backticks';
   if (UUID.test(name)) return 'must not look like a source UUID: the API takes a UUID as a token';
   return undefined;

@@ -113,6 +113,8 @@ describe('sawmill CLI against a running service', () => {
     for (const [name, reason] of [
       ['bad`name', /must not contain a backtick/],
       ['two\nlines', /must not contain control characters/],
+      ['evil\u202Etxt.exe', /must not contain control characters or invisible format characters \(tabs, newlines, U\+202E\)/],
+      ['zero\u200Bwidth', /U\+200B/],
       ['  ', /must not be empty/],
       ['0b7e4b1c-9d7a-4c57-8f0e-3c1f6f0f9e21', /must not look like a source UUID/],
     ] as const) {
