@@ -164,7 +164,9 @@ class Analyzer {
       }
       case 'unnest': {
         const type = this.resolve(relation.array, scope, ctes);
-        relation.alias = this.addValue(scope, relation.alias, elementOf(type), relation.anonymous === true);
+        const element = elementOf(type);
+        relation.alias = this.addValue(scope, relation.alias, element, relation.anonymous === true);
+        if (relation.anonymous && (element.kind === 'scalar' || element.kind === 'array')) relation.valueColumn = 'f0_';
         if (relation.offsetAlias) scope.variables.push({ key: relation.offsetAlias.toLowerCase(), printed: relation.offsetAlias, value: scalar('INT64') });
       }
     }

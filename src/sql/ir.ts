@@ -54,7 +54,15 @@ export type Relation =
   | { kind: 'source'; name: string; relation: string; alias: string }
   | { kind: 'cte'; name: string; alias: string }
   | { kind: 'subquery'; query: Query; alias?: string }
-  | { kind: 'unnest'; array: Expr; alias: string; offsetAlias?: string; anonymous?: boolean };
+  | {
+      kind: 'unnest';
+      array: Expr;
+      alias: string;
+      offsetAlias?: string;
+      anonymous?: boolean;
+      /** An anonymous UNNEST of plain (not struct) values: its one column's name, f0_ as in BigQuery (set by the analyzer). */
+      valueColumn?: string;
+    };
 
 export type FromStep =
   | {

@@ -206,7 +206,7 @@ class ClickHousePrinter extends SqlPrinter {
     const fields = relation.anonymous ? literalStructFields(relation.array) : undefined;
     const elements = fields
       ? fields.map((name) => `tupleElement(${quoteIdentifier(relation.alias)}, ${quoteString(name)}) AS ${quoteIdentifier(name)}`)
-      : [quoteIdentifier(relation.alias)];
+      : [relation.valueColumn ? `${quoteIdentifier(relation.alias)} AS ${quoteIdentifier(relation.valueColumn)}` : quoteIdentifier(relation.alias)];
     const columns = [...elements, ...(relation.offsetAlias ? [quoteIdentifier(relation.offsetAlias)] : [])];
     const joined = [`${array} AS ${quoteIdentifier(relation.alias)}`, ...(relation.offsetAlias ? [`range(length(${array})) AS ${quoteIdentifier(relation.offsetAlias)}`] : [])];
     return `(SELECT ${columns.join(', ')} FROM system.one ARRAY JOIN ${joined.join(', ')}) AS ${quoteIdentifier(`__unnest_${relation.alias}`)}`;

@@ -218,7 +218,7 @@ class DuckDbPrinter extends SqlPrinter {
 
   protected override unnestRelation(relation: UnnestRelation): string {
     const array = this.expr(relation.array);
-    return relation.anonymous ? anonymousUnnestItem(array, relation.alias, relation.offsetAlias) : unnestItem(array, relation.alias, relation.offsetAlias);
+    return relation.anonymous ? anonymousUnnestItem(array, relation.alias, relation.offsetAlias, relation.valueColumn) : unnestItem(array, relation.alias, relation.offsetAlias);
   }
 
   // ---- expressions ---------------------------------------------------------------------------
@@ -386,11 +386,13 @@ function unnestItem(array: string, alias: string, offsetAlias: string | undefine
 
 /**
  * UNNEST without an alias as a FROM item: a struct element's fields become columns (DuckDB's
- * unnest with max_depth 2 expands the struct, and stops there), a plain element one column.
+ * unnest with max_depth 2 expands the struct, and stops there), a plain element one column
+ * named `valueColumn`.
  */
-function anonymousUnnestItem(array: string, alias: string, offsetAlias: string | undefined): string {
+function anonymousUnnestItem(array: string, alias: string, offsetAlias: string | undefined, valueColumn?: string): string {
   const offset = offsetAlias ? `, generate_subscripts(${array}, 1) - 1 AS ${quoteIdentifier(offsetAlias)}` : '';
-  return `(SELECT unnest(${array}, max_depth := 2)${offset}) AS ${quoteIdentifier(alias)}`;
+  const elements = valueColumn ? `unnest(${array}) AS ${quoteIdentifier(valueColumn)}` : `unnest(${array}, max_depth := 2)`;
+  return `(SELECT ${elements}${offset}) AS ${quoteIdentifier(alias)}`;
 }
 
 const printer = new DuckDbPrinter();
