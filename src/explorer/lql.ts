@@ -55,6 +55,8 @@ export function candidatePaths(path: string[]): string[][] {
 
 export const MAX_QUERY_LENGTH = 4_000;
 const MAX_CLAUSES = 32;
+/** Parentheses and NOT inside one another: the SQL a filter becomes nests too, and its parser stops at about 20. */
+export const MAX_NESTING = 16;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Prefixes that name the `metadata` column, as in Logflare. */
 const METADATA_ALIASES = new Set(['m', 'metadata']);
@@ -200,7 +202,19 @@ class ExprParser {
   private at = 0;
   readonly clauses: Clause[] = [];
 
+  private depth = 0;
+
   constructor(private readonly pieces: Piece[]) {}
+
+  /** One level of parentheses or NOT; deeper than MAX_NESTING is refused here, in LQL's words. */
+  private nested(parse: () => LqlExpr): LqlExpr {
+    if (++this.depth > MAX_NESTING) throw lqlError(`groups and negations nest at most ${MAX_NESTING} deep`);
+    try {
+      return parse();
+    } finally {
+      this.depth--;
+    }
+  }
 
   parse(): LqlExpr | null {
     if (this.pieces.length === 0) return null;
@@ -238,10 +252,10 @@ class ExprParser {
     if (!piece) throw lqlError('the query ends where a clause should follow (after OR, AND or NOT)');
     switch (piece.kind) {
       case 'not':
-        return { kind: 'not', item: this.unary() };
+        return { kind: 'not', item: this.nested(() => this.unary()) };
       case 'open': {
         if (this.pieces[this.at]?.kind === 'close') throw lqlError('empty parentheses');
-        const inner = this.or();
+        const inner = this.nested(() => this.or());
         if (this.pieces[this.at]?.kind !== 'close') throw lqlError('a ( is not closed');
         this.at++;
         return piece.negated ? { kind: 'not', item: inner } : inner;

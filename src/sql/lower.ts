@@ -43,6 +43,7 @@ import { semanticError } from './analyze.ts';
 import { closestName } from './catalog.ts';
 import { BIGQUERY_FUNCTIONS, datePartPositions, lookupFunction, outOfScopeFamily, type Clause, type FunctionEntry } from './functions/index.ts';
 import type * as ir from './ir.ts';
+import { parameterName } from './parameters.ts';
 import { invalidSql } from './parse.ts';
 
 export interface LowerOptions {
@@ -715,7 +716,7 @@ export class Lowering {
     if (ident.quote_style === undefined && ident.value.startsWith('@')) {
       const match = PARAMETER_NAME.exec(ident.value);
       if (!match?.[1]) throw invalidSql(`${ident.value} is not a valid query parameter`, ident.span?.start);
-      this.parameters.add(match[1]);
+      this.parameters.add(parameterName(match[1], ident.span?.start));
       return { kind: 'param', name: match[1] };
     }
     return { kind: 'ref', path: [ident.value], ...at(ident.span?.start) };

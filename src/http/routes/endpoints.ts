@@ -50,11 +50,23 @@ function queryParameters(request: FastifyRequest): Record<string, string> {
     if (!source || typeof source !== 'object' || Array.isArray(source)) continue;
     for (const [name, value] of Object.entries(source)) {
       if (value === null || value === undefined) continue;
-      // toJsonText, not JSON.stringify: a body nested 10,000 deep overflows V8's recursive stringify.
-      merged[name] = typeof value === 'string' ? value : Array.isArray(value) ? String(value.at(-1)) : toJsonText(value);
+      merged[name] = parameterValue(name, value);
     }
   }
   return merged;
+}
+
+/** A parameter's text: a string as it is, a list's last value (a repeated `?a=1&a=2`), a record as JSON. */
+function parameterValue(name: string, value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) {
+    const last: unknown = value.at(-1);
+    // Stringifying nested lists recurses once per level: 100,000 of them overflowed the stack (a 500).
+    if (typeof last === 'object' && last !== null) throw new AppError(400, 'invalid_parameter', `parameter ${name.slice(0, 128)} is a list of lists or records: pass a string, a number or a boolean`);
+    return String(last);
+  }
+  // toJsonText, not JSON.stringify: a body nested 10,000 deep overflows V8's recursive stringify.
+  return toJsonText(value);
 }
 
 /** Parameter names as a header value: %-encoded (any name can come in a query string), at most 20. */

@@ -33,8 +33,12 @@ export default async function explorerRoutes(app: FastifyInstance, { services }:
   const meter = new IngestMeter();
   const stopMetering = services.writer.onCommitted((sourceId, count) => meter.record(sourceId, count));
   app.addHook('onClose', async () => void stopMetering());
-  // Queries are built from the schema, which grows as acknowledged events are folded in.
-  app.addHook('preHandler', () => services.writer.readBarrier());
+  // Queries are built from the schema, which grows as acknowledged events are folded in. Only a
+  // caller that may read waits for (and so forces) a fold: anonymous requests must not defeat batching.
+  app.addHook('preHandler', async (request) => {
+    requireReader(services, request);
+    await services.writer.readBarrier();
+  });
 
   /** What the presented key may do, so the console shows only what works. */
   app.get('/api/explorer/key', async (request) => {

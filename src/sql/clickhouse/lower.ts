@@ -18,6 +18,7 @@ import type { AccessSubscript, AstExpr, AstFunction, AstJoin, AstQuery, AstSelec
 import { positionOf, variantOf } from '../ast.ts';
 import type * as ir from '../ir.ts';
 import { Lowering, type LowerOptions, type Scope } from '../lower.ts';
+import { parameterName } from '../parameters.ts';
 import { invalidSql } from '../parse.ts';
 import { subExpressions } from '../unnest-chains.ts';
 import { isBooleanShaped } from '../analysis.ts';
@@ -178,7 +179,7 @@ export class ClickHouseLowering extends Lowering {
   private parameter(written: string, at: Position | undefined): ir.Expr {
     const match = /^@([A-Za-z_][A-Za-z0-9_]*)$/.exec(written);
     if (!match?.[1]) throw invalidSql(`${written} is not a query parameter; write {name:Type} or @name`, at);
-    this.parameters.add(match[1]);
+    this.parameters.add(parameterName(match[1], at));
     const param: ir.Expr = { kind: 'param', name: match[1] };
     const typed = at ? this.typedParameters.get(positionKey(at)) : undefined;
     return typed ? parameterCast(param, typed) : param;
