@@ -5,6 +5,10 @@ import { unsupportedNodeMessage } from './node-support.ts';
 import { startServer, type RunningServer } from './server.ts';
 import { startupMessage } from './startup.ts';
 
+// Everything the service writes (the DuckDB file and its log, the journal, staging, catalog, key)
+// is for this user alone, whatever umask it was started with: a backup copies the files' modes.
+process.umask(0o077);
+
 let config: Config | undefined;
 let server: RunningServer;
 try {

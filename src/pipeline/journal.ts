@@ -78,7 +78,7 @@ export class Journal {
     foldedSeq: number,
     options: { segmentBytes?: number; onDamage?: (damage: JournalDamage) => void } = {},
   ): Promise<{ journal: Journal; unfolded: JournalRecord[] }> {
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: 0o700 });
     await SpareSegment.discardLeftover(dir);
     const names = (await readdir(dir)).filter((name) => name.endsWith(SEGMENT_SUFFIX)).sort();
     const unfolded: JournalRecord[] = [];
@@ -127,7 +127,7 @@ export class Journal {
   /** Keeps, beside the journal, a record the warehouse refused to store, so nothing acknowledged is thrown away. */
   async quarantine(record: JournalRecord, reason: string): Promise<string> {
     const dir = join(this.dir, 'rejected');
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: 0o700 });
     const path = join(dir, `${String(record.seq).padStart(16, '0')}.json`);
     const rows = record.staged ? rowsOfStaged(record.staged) : record.rows;
     await writeFile(path, JSON.stringify({ reason, seq: record.seq, sourceId: record.sourceId, rows }), { flush: true });

@@ -124,7 +124,7 @@ export class DuckDbWarehouse implements Warehouse {
 
   static async open(options: DuckDbOptions, hooks: DuckDbHooks = {}): Promise<DuckDbWarehouse> {
     const settings = { alterInPlaceMaxRows: 100_000, readConnections: 4, maxQueuedQueries: 64, checkpointProblemAfterMs: 60_000, ...options };
-    await mkdir(settings.stagingDir, { recursive: true });
+    await mkdir(settings.stagingDir, { recursive: true, mode: 0o700 });
     const warehouse = new DuckDbWarehouse(settings, hooks);
     await warehouse.connect();
     warehouse.retentionTimer = setInterval(() => void warehouse.enforceRetention().catch(() => undefined), RETENTION_INTERVAL_MS);
