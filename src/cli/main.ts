@@ -38,6 +38,9 @@ Commands
                                                   (a new or empty directory on the server's machine)
   restore <dir> [--data-dir DIR]                  copy a backup into a new data dir (default
                                                   SAWMILL_DATA_DIR or ./data); then start the service
+  migrate-to-clickhouse [--data-dir DIR] [--source NAME ...]
+                                                  copy a stopped DuckDB data dir's events into
+                                                  ClickHouse (SAWMILL_CLICKHOUSE_*); docs/scale-out.md
 
 Options
   --url URL      service address (env SAWMILL_URL, default http://127.0.0.1:4000)
@@ -79,6 +82,7 @@ function parse(args: string[], options: Options) {
 const COMMAND_OPTIONS: Record<string, Options> = {
   backup: {},
   restore: { 'data-dir': { type: 'string' } },
+  'migrate-to-clickhouse': { 'data-dir': { type: 'string' }, source: { type: 'string', multiple: true } },
   serve: { port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' } },
   sources: { description: { type: 'string' }, retention: { type: 'string' }, yes: { type: 'boolean', short: 'y', default: false } },
   keys: { scope: { type: 'string', multiple: true }, description: { type: 'string' } },
@@ -124,6 +128,11 @@ export async function run(argv: string[]): Promise<void> {
   if (command === 'serve') return serve(values);
   // Restoring writes a data dir no service runs on yet: nothing to connect to.
   if (command === 'restore') return restoreCommand(positionals, values, (text) => void process.stdout.write(`${text}\n`));
+  // Reads a stopped data dir and writes to ClickHouse: no service to connect to either.
+  if (command === 'migrate-to-clickhouse') {
+    const { migrateCommand } = await import('./migrate.ts');
+    return migrateCommand({ values, out: (text) => void process.stdout.write(`${text}\n`), err: (text) => void process.stderr.write(`${text}\n`) });
+  }
 
   const context: CommandContext = {
     client: new ApiClient(connection({ url: values.url as string | undefined, key: values.key as string | undefined })),
