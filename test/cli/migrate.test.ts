@@ -4,30 +4,16 @@
  * from ClickHouse answers with the same events.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { PAGE_EVENTS } from '../../src/cli/migrate.ts';
-import { freePort, spawnServer, stopServer, type ServerProcess } from '../support/process.ts';
+import { freePort, runCli, spawnServer, stopServer, type ServerProcess } from '../support/process.ts';
 import { PRIVATE_KEY, startTestServer, type TestServer } from '../support/server.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/sawmill.cjs', import.meta.url));
 const KEY = PRIVATE_KEY;
 
-function sawmill(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 async function call(server: { url: string }, method: string, path: string, body?: unknown) {
   const reply = await fetch(server.url + path, { method, headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -81,7 +67,7 @@ describe('sawmill migrate-to-clickhouse', () => {
     killed.child.kill('SIGKILL');
     await new Promise((resolve) => killed.child.once('exit', resolve));
 
-    const migrate = () => sawmill(['migrate-to-clickhouse', '--data-dir', dataDir], { SAWMILL_CLICKHOUSE_URL: `chdb:${chdbDir}`, SAWMILL_CLICKHOUSE_DATABASE: 'sawmill' });
+    const migrate = () => runCli(['migrate-to-clickhouse', '--data-dir', dataDir], { SAWMILL_CLICKHOUSE_URL: `chdb:${chdbDir}`, SAWMILL_CLICKHOUSE_DATABASE: 'sawmill' });
     migrated = await migrate();
     // Run again (after an interruption, say): ClickHouse recognises the batches it already has.
     again = await migrate();
@@ -151,18 +137,18 @@ describe('sawmill migrate-to-clickhouse refuses', () => {
   test('a data dir a running Sawmill holds, in one line naming its PID', async () => {
     const dataDir = join(root, 'busy');
     running = await spawnServer({ SAWMILL_DATA_DIR: dataDir, SAWMILL_API_KEY: KEY }, await freePort());
-    const run = await sawmill(['migrate-to-clickhouse', '--data-dir', dataDir], { SAWMILL_CLICKHOUSE_URL: `chdb:${join(root, 'chdb')}` });
+    const run = await runCli(['migrate-to-clickhouse', '--data-dir', dataDir], { SAWMILL_CLICKHOUSE_URL: `chdb:${join(root, 'chdb')}` });
     assert.equal(run.code, 1);
     assert.equal(run.stderr.trimEnd(), `sawmill: data dir ${dataDir} is in use by another process (PID ${running.child.pid}), most likely another Sawmill: stop it, or give this one its own SAWMILL_DATA_DIR`);
     assert.equal(run.stdout, '');
   });
 
   test('a directory that is no data dir, and a source it does not have', async () => {
-    const none = await sawmill(['migrate-to-clickhouse', '--data-dir', join(root, 'nothing')], {});
+    const none = await runCli(['migrate-to-clickhouse', '--data-dir', join(root, 'nothing')], {});
     assert.deepEqual([none.code, none.stderr.trimEnd()], [1, `sawmill: no DuckDB data dir at ${join(root, 'nothing')} (no sawmill.duckdb): pass --data-dir or set SAWMILL_DATA_DIR`]);
     await stopServer(running!);
     running = undefined;
-    const unknown = await sawmill(['migrate-to-clickhouse', '--data-dir', join(root, 'busy'), '--source', 'no.such'], { SAWMILL_CLICKHOUSE_URL: `chdb:${join(root, 'chdb')}` });
+    const unknown = await runCli(['migrate-to-clickhouse', '--data-dir', join(root, 'busy'), '--source', 'no.such'], { SAWMILL_CLICKHOUSE_URL: `chdb:${join(root, 'chdb')}` });
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /^sawmill: no source "no\.such" in this data dir/);
   });

@@ -1,32 +1,17 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { freePort, spawnServer, stopServer, type ServerProcess } from '../support/process.ts';
+import { freePort, runCli, spawnServer, stopServer, type ServerProcess } from '../support/process.ts';
 import { PRIVATE_KEY, startTestServer, type TestServer } from '../support/server.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/sawmill.mjs', import.meta.url));
 
-/** The real `sawmill` binary in a child process, as a user would run it. */
-function sawmill(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('sawmill CLI: retention', () => {
   let server: TestServer;
   let env: Record<string, string>;
-  const run = (...args: string[]) => sawmill(args, env);
+  const run = (...args: string[]) => runCli(args, env);
 
   before(async () => {
     server = await startTestServer();
@@ -100,21 +85,21 @@ describe('sawmill backup / restore of a running instance', () => {
       }
     })();
     const backupDir = join(root, 'backup');
-    const backup = await sawmill(['backup', backupDir], { SAWMILL_URL: original.url, SAWMILL_DATA_DIR: join(root, 'original') });
+    const backup = await runCli(['backup', backupDir], { SAWMILL_URL: original.url, SAWMILL_DATA_DIR: join(root, 'original') });
     ingesting = false;
     await background;
     assert.equal(backup.code, 0, backup.stderr);
     assert.ok(during > 0, 'requests were acknowledged while the backup ran');
     assert.match(backup.stdout, new RegExp(`^backup written to ${backupDir}: sawmill\\.duckdb.*catalog\\.json, private-key, sawmill-format\\.json\\n$`));
-    const again = await sawmill(['backup', backupDir], { SAWMILL_URL: original.url, SAWMILL_API_KEY: key });
+    const again = await runCli(['backup', backupDir], { SAWMILL_URL: original.url, SAWMILL_API_KEY: key });
     assert.equal(again.code, 1);
     assert.match(again.stderr, /backup dir .* is not empty: choose a new or empty one/);
 
     const restoredDir = join(root, 'restored');
-    const restore = await sawmill(['restore', backupDir, '--data-dir', restoredDir], {});
+    const restore = await runCli(['restore', backupDir, '--data-dir', restoredDir], {});
     assert.equal(restore.code, 0, restore.stderr);
     assert.match(restore.stdout, new RegExp(`into ${restoredDir}; start the service with SAWMILL_DATA_DIR=${restoredDir}`));
-    const overwrite = await sawmill(['restore', backupDir, '--data-dir', join(root, 'original')], {});
+    const overwrite = await runCli(['restore', backupDir, '--data-dir', join(root, 'original')], {});
     assert.equal(overwrite.code, 1);
     assert.match(overwrite.stderr, /data dir .*original is not empty .*: restore into a new data dir, or move this one aside first/);
 

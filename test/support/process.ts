@@ -3,6 +3,20 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+const CLI = fileURLToPath(new URL('../../bin/sawmill.cjs', import.meta.url));
+
+/** The real `sawmill` command in a child process, as a user would run it, with only `env` (and PATH) set. */
+export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk) => (stdout += chunk));
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
 
 export interface ServerProcess {
   child: ChildProcess;
