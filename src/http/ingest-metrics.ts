@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
+import { recordEvents, type JournalEvents } from '../pipeline/journal.ts';
 import type { Services } from './services.ts';
 
 /** The source each ingestion request was resolved to, for its line in /metrics. */
@@ -36,21 +37,22 @@ export function waitsForVisibility(query: unknown): boolean {
 export function countedWrite<T>(
   services: Services,
   source: { token: string; name: string },
-  rows: Parameters<Services['writer']['write']>[1],
+  events: JournalEvents,
   rejected: number,
   then: () => T,
   visible = false,
 ): Promise<T> {
   const counted = services.metrics.ingestEvents;
   if (rejected > 0) counted.inc({ source: source.name, outcome: 'rejected' }, rejected);
-  const written = services.writer.write(source.token, rows);
+  const count = recordEvents(events);
+  const written = services.writer.write(source.token, events);
   return (visible ? written.then(() => services.writer.visible()) : written).then(
     () => {
-      counted.inc({ source: source.name, outcome: 'accepted' }, rows.length);
+      counted.inc({ source: source.name, outcome: 'accepted' }, count);
       return then();
     },
     (error: unknown) => {
-      counted.inc({ source: source.name, outcome: 'refused' }, rows.length);
+      counted.inc({ source: source.name, outcome: 'refused' }, count);
       throw error;
     },
   );

@@ -10,14 +10,17 @@ import type { LogRow, StagedRows } from '../warehouse/types.ts';
 export interface JournalRecord {
   seq: number;
   sourceId: string;
-  /** The events as objects; empty when they were staged. */
+  /** The events kept as objects: those that did not fit their source's schema when they came. */
   rows: LogRow[];
   /** The events as staged lines (see staged-rows.ts), which is how fitting events are kept. */
-  staged?: StagedRows;
+  staged?: StagedRows | undefined;
 }
 
+/** A request's events as the journal keeps them: staged lines, objects, or both. */
+export type JournalEvents = Pick<JournalRecord, 'rows' | 'staged'>;
+
 /** Events in a record, however they are kept. */
-export const recordEvents = (record: { rows: LogRow[]; staged?: StagedRows | undefined }): number => record.rows.length + (record.staged?.count ?? 0);
+export const recordEvents = (record: JournalEvents): number => record.rows.length + (record.staged?.count ?? 0);
 
 export interface JournalDamage {
   file: string;
@@ -43,10 +46,11 @@ interface SegmentFile {
  *
  * A record on disk: u32 payload length, u32 CRC-32 of the payload, the payload. The payload is
  * either JSON `{seq, sourceId, rows}` or, for staged events, a JSON header `{seq, sourceId,
- * count, maxLineBytes}`, a newline and the staged lines as they are (so they are not copied or
- * serialised again); JSON text never holds a raw newline, which tells the two apart. A crash can
- * only tear the last write, which was never acknowledged, so reading stops at the first frame
- * that is short or fails its checksum and the file is cut there.
+ * count, maxLineBytes, rows?}` (rows: the request's events that were not staged), a newline and
+ * the staged lines as they are (so they are not copied or serialised again); JSON text never
+ * holds a raw newline, which tells the two apart. A crash can only tear the last write, which was
+ * never acknowledged, so reading stops at the first frame that is short or fails its checksum
+ * and the file is cut there.
  */
 export class Journal {
   private handle: FileHandle | undefined;
@@ -107,9 +111,9 @@ export class Journal {
   }
 
   /** Resolves with the record's sequence number once it is on disk. */
-  append(sourceId: string, events: LogRow[] | StagedRows): Promise<number> {
+  append(sourceId: string, events: JournalEvents): Promise<number> {
     const seq = this.nextSeq++;
-    const frame = Array.isArray(events) ? rowsFrame(seq, sourceId, events) : stagedFrame(seq, sourceId, events);
+    const frame = events.staged ? stagedFrame(seq, sourceId, events.staged, events.rows) : rowsFrame(seq, sourceId, events.rows);
     return new Promise((resolve, reject) => {
       this.pending.push({ frame, seq, done: (error) => (error ? reject(error) : resolve(seq)) });
       this.flushing ??= this.flush();
@@ -129,7 +133,7 @@ export class Journal {
     const dir = join(this.dir, 'rejected');
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const path = join(dir, `${String(record.seq).padStart(16, '0')}.json`);
-    const rows = record.staged ? rowsOfStaged(record.staged) : record.rows;
+    const rows = record.staged ? [...rowsOfStaged(record.staged), ...record.rows] : record.rows;
     await writeFile(path, JSON.stringify({ reason, seq: record.seq, sourceId: record.sourceId, rows }), { flush: true });
     return path;
   }
@@ -242,9 +246,10 @@ function rowsFrame(seq: number, sourceId: string, rows: LogRow[]): Buffer[] {
   return [header, payload];
 }
 
-/** The staged lines go to disk as they are: the frame is a header in front of them. */
-function stagedFrame(seq: number, sourceId: string, staged: StagedRows): Buffer[] {
-  const text = Buffer.from(`${JSON.stringify({ seq, sourceId, count: staged.count, maxLineBytes: staged.maxLineBytes })}\n`);
+/** The staged lines go to disk as they are: the frame is a header (with the record's other rows) in front of them. */
+function stagedFrame(seq: number, sourceId: string, staged: StagedRows, rows: LogRow[]): Buffer[] {
+  const head = { seq, sourceId, count: staged.count, maxLineBytes: staged.maxLineBytes, ...(rows.length > 0 ? { rows } : {}) };
+  const text = Buffer.from(`${JSON.stringify(head)}\n`);
   const header = Buffer.allocUnsafe(HEADER_BYTES + text.length);
   header.writeUInt32LE(text.length + staged.lines.length, 0);
   header.writeUInt32LE(crc32(staged.lines, crc32(text)), 4);
@@ -255,9 +260,9 @@ function stagedFrame(seq: number, sourceId: string, staged: StagedRows): Buffer[
 function parseRecord(payload: Buffer): JournalRecord {
   const newline = payload.indexOf(0x0a);
   if (newline === -1) return JSON.parse(payload.toString('utf8')) as JournalRecord;
-  const header = JSON.parse(payload.toString('utf8', 0, newline)) as { seq: number; sourceId: string; count: number; maxLineBytes: number };
+  const header = JSON.parse(payload.toString('utf8', 0, newline)) as { seq: number; sourceId: string; count: number; maxLineBytes: number; rows?: LogRow[] };
   const staged: StagedRows = { lines: payload.subarray(newline + 1), count: header.count, maxLineBytes: header.maxLineBytes };
-  return { seq: header.seq, sourceId: header.sourceId, rows: [], staged };
+  return { seq: header.seq, sourceId: header.sourceId, rows: header.rows ?? [], staged };
 }
 
 function isZero(bytes: Buffer): boolean {

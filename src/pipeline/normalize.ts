@@ -50,8 +50,9 @@ export type NormalizeResult = { ok: true; row: LogRow } | { ok: false; error: st
 
 const MESSAGE_KEYS = ['message', 'event_message', 'log_entry'] as const;
 /** Top-level names the event's own keys may not take: the fixed columns and the overflow field. */
-const RESERVED_TOP_LEVEL = [...FIXED_COLUMNS, OVERFLOW_FIELD];
-const CONSUMED_KEYS = new Set<string>([...MESSAGE_KEYS, 'id', 'timestamp']);
+export const RESERVED_TOP_LEVEL: readonly string[] = [...FIXED_COLUMNS, OVERFLOW_FIELD];
+/** Top-level keys that become the fixed columns (message, id, timestamp) rather than fields. */
+export const CONSUMED_KEYS: ReadonlySet<string> = new Set<string>([...MESSAGE_KEYS, 'id', 'timestamp']);
 
 export function normalizeEvent(
   raw: unknown,
@@ -84,7 +85,7 @@ export function normalizeEvent(
   }
 }
 
-function eventMessage(event: Record<string, unknown>): string {
+export function eventMessage(event: Record<string, unknown>): string {
   for (const key of MESSAGE_KEYS) {
     const value = event[key];
     if (value === undefined || value === null) continue;
@@ -93,7 +94,7 @@ function eventMessage(event: Record<string, unknown>): string {
   return '';
 }
 
-function eventId(id: unknown): string {
+export function eventId(id: unknown): string {
   if (typeof id === 'string' && id !== '') return wellFormed(id);
   if (typeof id === 'number' && Number.isFinite(id)) return String(id);
   return randomUUID();
@@ -238,7 +239,7 @@ const suffixed = (base: string, n: number): string => `${base.slice(0, MAX_KEY_B
 const safeKeyMemo = new Map<string, string>();
 const SAFE_KEY_MEMO_SIZE = 10_000;
 
-function memoSafeKey(key: string): string {
+export function memoSafeKey(key: string): string {
   let safe = safeKeyMemo.get(key);
   if (safe === undefined) {
     safe = safeKey(key);

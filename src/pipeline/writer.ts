@@ -3,8 +3,8 @@ import { AppError } from '../errors.ts';
 import { diskFull, isDiskFull } from '../storage/disk.ts';
 import { planRows } from '../warehouse/schema.ts';
 import { rowsOfStaged } from '../warehouse/staged-rows.ts';
-import type { AppendBatch, LogRow, StagedRows, Warehouse } from '../warehouse/types.ts';
-import { recordEvents, type Journal, type JournalRecord } from './journal.ts';
+import type { AppendBatch, LogRow, RecordFields, StagedRows, Warehouse } from '../warehouse/types.ts';
+import { recordEvents, type Journal, type JournalEvents, type JournalRecord } from './journal.ts';
 
 export interface WriterOptions {
   /** Events acknowledged or waiting but not yet in the warehouse beyond which new requests are refused with 429. */
@@ -153,39 +153,53 @@ export class EventWriter {
   }
 
   /**
-   * Resolves once `rows` are durable; refuses at once when the queue is full. Not async: staged
-   * rows are not needed past staging, and an async function would keep them (and the request's
-   * whole parsed body) alive across the journal's fsync, where the young-generation collections
-   * that run meanwhile would copy them and promote them to the old generation.
+   * Resolves once the events are durable; refuses at once when the queue is full. Not async:
+   * staged rows are not needed past staging, and an async function would keep them (and the
+   * request's whole parsed body) alive across the journal's fsync, where the young-generation
+   * collections that run meanwhile would copy them and promote them to the old generation.
    */
-  write(sourceId: string, rows: LogRow[]): Promise<void> {
-    if (rows.length === 0) return Promise.resolve();
-    if (this.queuedEvents > 0 && this.queuedEvents + rows.length > this.options.maxQueuedEvents) return Promise.reject(queueFull());
-    this.queuedEvents += rows.length;
+  write(sourceId: string, events: JournalEvents): Promise<void> {
+    const count = recordEvents(events);
+    if (count === 0) return Promise.resolve();
+    if (this.queuedEvents > 0 && this.queuedEvents + count > this.options.maxQueuedEvents) return Promise.reject(queueFull());
+    this.queuedEvents += count;
     if (!this.journal) {
       return new Promise((resolve, reject) => {
-        this.enqueue({ seq: 0, sourceId, rows, settle: (error) => (error === undefined ? resolve() : reject(asAppError(error))) });
+        this.enqueue({ seq: 0, sourceId, rows: events.rows, settle: (error) => (error === undefined ? resolve() : reject(asAppError(error))) });
       });
     }
-    const staged = this.stage(sourceId, rows);
-    return staged ? this.journaled(this.journal, sourceId, [], staged) : this.journaled(this.journal, sourceId, rows);
+    const staged = events.staged ?? this.stage(sourceId, events.rows);
+    return this.journaled(this.journal, sourceId, staged === events.staged ? events : { rows: [], staged });
   }
 
-  private async journaled(journal: Journal, sourceId: string, rows: LogRow[], staged?: StagedRows): Promise<void> {
+  /**
+   * The schema a source's events are staged against as they are acknowledged (see
+   * encode-events.ts); undefined where events are not staged (no journal, or a warehouse that
+   * loads no staged lines) or the source has no storage yet.
+   */
+  stagingFields(sourceId: string): RecordFields | undefined {
+    if (!this.journal || !this.warehouse.stage) return undefined;
+    try {
+      return this.warehouse.schema(sourceId);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async journaled(journal: Journal, sourceId: string, events: JournalEvents): Promise<void> {
     let seq: number;
     try {
-      seq = await journal.append(sourceId, staged ?? rows);
+      seq = await journal.append(sourceId, events);
     } catch (error) {
-      this.queuedEvents -= recordEvents({ rows, staged });
+      this.queuedEvents -= recordEvents(events);
       this.journalFailure = error instanceof Error ? error.message : String(error);
       this.options.onCommitError?.(error, [sourceId]);
       throw isDiskFull(error) ? diskFull('these events were not stored') : writeFailed();
     }
     this.journalFailure = undefined;
     this.acknowledgedSeq = Math.max(this.acknowledgedSeq, seq);
-    const acknowledgedAt = performance.now();
-    this.enqueue(staged ? { seq, sourceId, rows, staged, settle: acknowledged, acknowledgedAt } : { seq, sourceId, rows, settle: acknowledged, acknowledgedAt });
-    if (this.queuedEvents > this.visibilityBudget() && !this.stalled && !this.stopped) await this.paceAck(recordEvents({ rows, staged }));
+    this.enqueue({ seq, sourceId, rows: events.rows, staged: events.staged, settle: acknowledged, acknowledgedAt: performance.now() });
+    if (this.queuedEvents > this.visibilityBudget() && !this.stalled && !this.stopped) await this.paceAck(recordEvents(events));
   }
 
   /**
@@ -208,12 +222,12 @@ export class EventWriter {
   }
 
   /**
-   * Events that fit their source's schema are serialised once, here, in the form the warehouse
-   * loads: the journal keeps those bytes and the fold hands them over as they are. The others
-   * keep their objects and are planned (widening, overflow) at the fold.
+   * Normalised events that fit their source's schema are serialised once, here, in the form the
+   * warehouse loads: the journal keeps those bytes and the fold hands them over as they are. The
+   * others keep their objects and are planned (widening, overflow) at the fold.
    */
   private stage(sourceId: string, rows: LogRow[]): StagedRows | undefined {
-    if (!this.warehouse.stage) return undefined;
+    if (!this.warehouse.stage || rows.length === 0) return undefined;
     try {
       return this.warehouse.stage(sourceId, rows);
     } catch {

@@ -20,8 +20,13 @@ export function stageFittingRows(rows: readonly LogRow[], fields: RecordFields):
     if (line.length > longest) longest = line.length;
     text += i === 0 ? line : `\n${line}`;
   }
+  return stagedRows(text, rows.length, longest, fields);
+}
+
+/** Lines (`text`, `count` of them, the longest `longestLine` UTF-16 units) encoded for the journal. */
+export function stagedRows(text: string, count: number, longestLine: number, fields: RecordFields): StagedRows {
   // A UTF-16 code unit takes at most 3 bytes in UTF-8.
-  return { lines: slab.encode(text), count: rows.length, maxLineBytes: longest * 3, fields };
+  return { lines: slab.encode(text), count, maxLineBytes: longestLine * 3, fields };
 }
 
 /**

@@ -23,7 +23,7 @@ const segments = async (dir: string) => (await readdir(dir)).filter((name) => na
 test('records come back in order after a reopen, from the folded position on', async () => {
   const dir = await freshDir();
   const { journal } = await Journal.open(dir, 0);
-  const seqs = await Promise.all(['a', 'b', 'c', 'd'].map((id) => journal.append('source-1', [row(id)])));
+  const seqs = await Promise.all(['a', 'b', 'c', 'd'].map((id) => journal.append('source-1', { rows: [row(id)] })));
   assert.deepEqual(seqs, [1, 2, 3, 4]);
   await journal.close();
 
@@ -36,14 +36,14 @@ test('records come back in order after a reopen, from the folded position on', a
     ],
   );
   assert.deepEqual(reopened.unfolded[0]!.rows[0], row('c'));
-  assert.equal(await reopened.journal.append('source-1', [row('e')]), 5, 'numbering goes on after the last record');
+  assert.equal(await reopened.journal.append('source-1', { rows: [row('e')] }), 5, 'numbering goes on after the last record');
   await reopened.journal.close();
 });
 
 test('numbering goes on after the folded position even when the files are gone', async () => {
   const dir = await freshDir();
   const { journal } = await Journal.open(dir, 41);
-  assert.equal(await journal.append('s', [row('x')]), 42);
+  assert.equal(await journal.append('s', { rows: [row('x')] }), 42);
   await journal.close();
 });
 
@@ -51,8 +51,8 @@ test('a torn last write (half a frame, or garbage) is cut off; everything before
   for (const tail of [Buffer.from([0x20, 0x00, 0x00]), Buffer.from('{"garbage": true}'), Buffer.alloc(64)]) {
     const dir = await freshDir();
     const { journal } = await Journal.open(dir, 0);
-    await journal.append('s', [row('kept-1')]);
-    await journal.append('s', [row('kept-2')]);
+    await journal.append('s', { rows: [row('kept-1')] });
+    await journal.append('s', { rows: [row('kept-2')] });
     await journal.close();
     const [file] = await segments(dir);
     const validSize = (await stat(join(dir, file!))).size;
@@ -61,7 +61,7 @@ test('a torn last write (half a frame, or garbage) is cut off; everything before
     const reopened = await Journal.open(dir, 0);
     assert.deepEqual(reopened.unfolded.map((record) => record.rows[0]!.id), ['kept-1', 'kept-2']);
     assert.equal((await stat(join(dir, file!))).size, validSize, 'the torn bytes are gone');
-    await reopened.journal.append('s', [row('after')]);
+    await reopened.journal.append('s', { rows: [row('after')] });
     await reopened.journal.close();
     assert.deepEqual((await Journal.open(dir, 0)).unfolded.map((record) => record.rows[0]!.id), ['kept-1', 'kept-2', 'after']);
   }
@@ -70,7 +70,7 @@ test('a torn last write (half a frame, or garbage) is cut off; everything before
 test('a damaged record in an older file is reported and a copy kept; the records after it in newer files survive', async () => {
   const dir = await freshDir();
   const { journal } = await Journal.open(dir, 0, { segmentBytes: 1 });
-  for (const id of ['one', 'two', 'three']) await journal.append('s', [row(id)]);
+  for (const id of ['one', 'two', 'three']) await journal.append('s', { rows: [row(id)] });
   await journal.close();
   const files = await segments(dir);
   assert.equal(files.length, 3, 'one file per write at this size');
@@ -91,13 +91,13 @@ test('a damaged record in an older file is reported and a copy kept; the records
 test('release deletes the files that are entirely folded, never the one being written', async () => {
   const dir = await freshDir();
   const { journal } = await Journal.open(dir, 0, { segmentBytes: 1 });
-  for (const id of ['a', 'b', 'c']) await journal.append('s', [row(id)]);
+  for (const id of ['a', 'b', 'c']) await journal.append('s', { rows: [row(id)] });
   assert.equal((await segments(dir)).length, 3);
   await journal.release(2);
   assert.deepEqual(await segments(dir), ['0000000000000003.journal']);
   await journal.release(3);
   assert.deepEqual(await segments(dir), ['0000000000000003.journal'], 'the active file stays until the next one starts');
-  await journal.append('s', [row('d')]);
+  await journal.append('s', { rows: [row('d')] });
   await journal.release(3);
   assert.deepEqual(await segments(dir), ['0000000000000004.journal']);
   await journal.close();
@@ -106,7 +106,7 @@ test('release deletes the files that are entirely folded, never the one being wr
 test('a record set aside is kept whole, with the reason, beside the journal', async () => {
   const dir = await freshDir();
   const { journal } = await Journal.open(dir, 0);
-  const seq = await journal.append('s', [row('refused')]);
+  const seq = await journal.append('s', { rows: [row('refused')] });
   const path = await journal.quarantine({ seq, sourceId: 's', rows: [row('refused')] }, 'Conversion Error: bad');
   assert.deepEqual(JSON.parse(await readFile(path, 'utf8')), { reason: 'Conversion Error: bad', seq, sourceId: 's', rows: [row('refused')] });
   await journal.close();
@@ -120,9 +120,9 @@ test('staged records keep their lines byte for byte across a reopen, beside reco
   const dir = await freshDir();
   const { journal } = await Journal.open(dir, 0);
   const first = staged('s1', 's2');
-  await journal.append('src', first);
-  await journal.append('src', [row('plain')]);
-  await journal.append('src', staged('s3'));
+  await journal.append('src', { rows: [], staged: first });
+  await journal.append('src', { rows: [row('plain')] });
+  await journal.append('src', { rows: [], staged: staged('s3') });
   await journal.close();
   const { unfolded, journal: reopened } = await Journal.open(dir, 0);
   assert.deepEqual(unfolded.map((record) => [record.seq, record.sourceId, recordEvents(record)]), [[1, 'src', 2], [2, 'src', 1], [3, 'src', 1]]);
@@ -139,8 +139,8 @@ test('staged records keep their lines byte for byte across a reopen, beside reco
 test('a torn staged record at the tail is cut off; a damaged one fails its checksum', async () => {
   const dir = await freshDir();
   const { journal } = await Journal.open(dir, 0);
-  await journal.append('s', staged('kept'));
-  await journal.append('s', staged('torn-1', 'torn-2'));
+  await journal.append('s', { rows: [], staged: staged('kept') });
+  await journal.append('s', { rows: [], staged: staged('torn-1', 'torn-2') });
   await journal.close();
   const [file] = await segments(dir);
   const bytes = await readFile(join(dir, file!));
@@ -153,10 +153,26 @@ test('a torn staged record at the tail is cut off; a damaged one fails its check
   assert.deepEqual((await Journal.open(dir, 0)).unfolded.map(stagedIds), []);
 });
 
+test('a record of staged lines and rows keeps both across a reopen, and is set aside whole', async () => {
+  const dir = await freshDir();
+  const { journal } = await Journal.open(dir, 0);
+  const lines = staged('s1', 's2');
+  const seq = await journal.append('src', { rows: [row('r1')], staged: lines });
+  await journal.close();
+  const { unfolded, journal: reopened } = await Journal.open(dir, 0);
+  assert.deepEqual(unfolded.map((record) => [record.seq, recordEvents(record)]), [[seq, 3]]);
+  assert.deepEqual(unfolded[0]!.staged!.lines, lines.lines);
+  assert.deepEqual(stagedIds(unfolded[0]!), ['s1', 's2']);
+  assert.deepEqual(unfolded[0]!.rows, [row('r1')]);
+  const kept = JSON.parse(await readFile(await reopened.quarantine(unfolded[0]!, 'bad'), 'utf8')) as { rows: LogRow[] };
+  assert.deepEqual(kept.rows.map((one) => one.id), ['s1', 's2', 'r1']);
+  await reopened.close();
+});
+
 test('a staged record set aside is written as rows', async () => {
   const dir = await freshDir();
   const { journal } = await Journal.open(dir, 0);
-  const record = { seq: await journal.append('s', staged('refused')), sourceId: 's', rows: [], staged: staged('refused') };
+  const record = { seq: await journal.append('s', { rows: [], staged: staged('refused') }), sourceId: 's', rows: [], staged: staged('refused') };
   const kept = JSON.parse(await readFile(await journal.quarantine(record, 'bad'), 'utf8')) as { rows: LogRow[] };
   assert.deepEqual(kept.rows.map((one) => one.id), ['refused']);
   assert.deepEqual(kept.rows[0]!.fields, { metadata: [{ n: 1 }] }, 'in the shape it was staged in');
@@ -169,7 +185,7 @@ test('a busy journal moves on into a file of zeros prepared ahead; its records a
   const ids: string[] = [];
   for (let i = 0; ids.length < 60; i++) {
     ids.push(`r${i}`);
-    await journal.append('s', [row(`r${i}`)]);
+    await journal.append('s', { rows: [row(`r${i}`)] });
     await new Promise((resolve) => setTimeout(resolve, 2)); // time for the spare's zeros
   }
   const files = await segments(dir);
@@ -192,7 +208,7 @@ test('a busy journal moves on into a file of zeros prepared ahead; its records a
 test('an older file that still ends in its prepared zeros (its cut never reached the disk) is not damage', async () => {
   const dir = await freshDir();
   const { journal } = await Journal.open(dir, 0, { segmentBytes: 1 });
-  for (const id of ['one', 'two', 'three']) await journal.append('s', [row(id)]);
+  for (const id of ['one', 'two', 'three']) await journal.append('s', { rows: [row(id)] });
   await journal.close();
   const files = await segments(dir);
   await appendFile(join(dir, files[0]!), Buffer.alloc(5000));

@@ -4,9 +4,8 @@ import type { Source } from '../../catalog/types.ts';
 import { AppError } from '../../errors.ts';
 import { adapterFor, decodeBody, INGEST_ROUTES, verifyGithubSignature, type DecodedBody, type IngestRoute } from '../../ingest/index.ts';
 import { assertEventCount } from '../../ingest/request-limits.ts';
-import { normalizeEvent } from '../../pipeline/normalize.ts';
+import { encodeEvents } from '../../pipeline/encode-events.ts';
 import { queueFull } from '../../pipeline/writer.ts';
-import type { LogRow } from '../../warehouse/types.ts';
 import { authenticate, forbidden } from '../auth.ts';
 import { countedWrite, countIngestRequests, noteIngestSource, waitsForVisibility } from '../ingest-metrics.ts';
 import type { Services } from '../services.ts';
@@ -66,20 +65,14 @@ export default async function ingestRoutes(app: FastifyInstance, { services }: {
     noteIngestSource(request, source.name);
     checkGithubSignature(source, route, request, raw);
 
-    const now = Date.now() * 1000;
-    const rows: LogRow[] = [];
-    const errors: Array<{ index: number; message: string }> = [];
-    events.forEach((event, index) => {
-      const normalized = event.ok ? normalizeEvent(event.event, now) : event;
-      if (normalized.ok) rows.push(normalized.row);
-      else errors.push({ index, message: normalized.error });
-    });
-    if (rows.length === 0 && errors.length > 0) {
+    const { staged, rows, errors } = encodeEvents(events, services.writer.stagingFields(source.token), Date.now() * 1000);
+    const accepted = rows.length + (staged?.count ?? 0);
+    if (accepted === 0 && errors.length > 0) {
       services.metrics.ingestEvents.inc({ source: source.name, outcome: 'rejected' }, errors.length);
       throw new AppError(400, 'invalid_events', `no event could be stored: ${errors[0]!.message}`, { rejected: errors.length, errors: errors.slice(0, 100) });
     }
-    const reply = { message: 'Logged!', accepted: rows.length, rejected: errors.length, ...(errors.length > 0 ? { errors: errors.slice(0, 100) } : {}) };
-    return countedWrite(services, source, rows, errors.length, () => reply, visible);
+    const reply = { message: 'Logged!', accepted, rejected: errors.length, ...(errors.length > 0 ? { errors: errors.slice(0, 100) } : {}) };
+    return countedWrite(services, source, { rows, staged }, errors.length, () => reply, visible);
   }
 
   // Two log lines per request cost a tenth of the main thread at thousands of requests a second:

@@ -105,6 +105,6 @@ export default async function otlpRoutes(app: FastifyInstance, { services }: { s
     });
     const more = reasons.length > REASONS_SHOWN ? `; and ${reasons.length - REASONS_SHOWN} more` : '';
     const partial = { rejectedLogRecords: reasons.length, errorMessage: reasons.slice(0, REASONS_SHOWN).join('; ') + more };
-    return countedWrite(services, source, rows, reasons.length, () => send(reply, encoding, 200, encodeExportResponse(encoding, partial)), visible);
+    return countedWrite(services, source, { rows }, reasons.length, () => send(reply, encoding, 200, encodeExportResponse(encoding, partial)), visible);
   }
 }
