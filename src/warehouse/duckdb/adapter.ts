@@ -23,6 +23,7 @@ import type { Promotion } from './rewrite.ts';
 import { ResultReader, type ReadUntil } from './results.ts';
 import { Reader } from './reader.ts';
 import { queriesBusy, ReaderPool } from './reader-pool.ts';
+import { runOnWorkers } from './background.ts';
 import { stageBatch } from './staging.ts';
 import { stageFittingRows } from '../staged-rows.ts';
 import { duckdbType, fieldTypeFromDuckdb, quoteIdent } from './types.ts';
@@ -116,6 +117,10 @@ export class DuckDbWarehouse implements Warehouse {
   private readonly checkpointCounts = { ok: 0, failed: 0 };
   private checkpointStreak: { since: number; failures: number; reason: string; reported: boolean } | undefined;
   private closed = false;
+  /** DuckDB's own worker threads (its thread count less the calling one). */
+  private workers = 0;
+  /** Milliseconds a fold's INSERT took per row, recently: when to look whether it is done. */
+  private insertMsPerRow = 0.005;
 
   private constructor(
     private readonly options: Required<Omit<DuckDbOptions, 'threads'>> & Pick<DuckDbOptions, 'threads'>,
@@ -151,6 +156,8 @@ export class DuckDbWarehouse implements Warehouse {
     this.layouts.clear();
     this.retention.clear();
     await this.discover();
+    const threads = await this.writer.runAndReadAll(`SELECT current_setting('threads')`);
+    this.workers = Number(threads.getRows()[0]?.[0] ?? 1) - 1;
     const folded = await this.writer.runAndReadAll(`SELECT max(folded) FROM ${POSITION_TABLE}`);
     this.position = Number(folded.getRows()[0]?.[0] ?? 0);
     const readers: Reader[] = [];
@@ -331,7 +338,7 @@ export class DuckDbWarehouse implements Warehouse {
           const { file, maxLineBytes } = await stageBatch(this.options.stagingDir, batch.rows, batch.staged ?? [], layout.fields);
           staged.push(file);
           const newest = layout.segments.at(-1)!;
-          await this.writer.run(insertFromFileSql(newest, file, layout.fields, maxLineBytes));
+          await this.insert(insertFromFileSql(newest, file, layout.fields, maxLineBytes), count);
           newest.rows += count;
         }
         if (position !== undefined) await this.writer.run(`UPDATE ${POSITION_TABLE} SET folded = greatest(folded, ${Math.floor(position)})`);
@@ -347,6 +354,14 @@ export class DuckDbWarehouse implements Warehouse {
         await Promise.all(staged.map((file) => rm(file, { force: true })));
       }
     });
+  }
+
+  /** A fold's INSERT, run by DuckDB's workers when it has any (see background.ts). */
+  private async insert(sql: string, rows: number): Promise<void> {
+    const started = performance.now();
+    if (this.workers === 0) await this.writer.run(sql);
+    else await runOnWorkers(this.writer, sql, rows * this.insertMsPerRow);
+    if (rows >= 1000) this.insertMsPerRow = 0.7 * this.insertMsPerRow + 0.3 * ((performance.now() - started) / rows);
   }
 
   query(sql: string, params: Record<string, string | null>, options: QueryOptions): Promise<ResultRow[]> {
