@@ -1,3 +1,4 @@
+import { writevSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { AppError } from '../errors.ts';
 
@@ -12,6 +13,18 @@ export async function writeAll(handle: FileHandle, buffers: readonly Buffer[], p
   let at = position;
   while (remaining.length > 0) {
     const { bytesWritten } = await handle.writev(remaining, at);
+    if (bytesWritten === 0) throw Object.assign(new Error('ENOSPC: no space left on device, write stored nothing'), { code: 'ENOSPC' });
+    at += bytesWritten;
+    remaining = skipBytes(remaining, bytesWritten);
+  }
+}
+
+/** `writeAll` on the calling thread, for a few bytes to a file written to rarely (see Journal). */
+export function writeAllSync(fd: number, buffers: readonly Buffer[], position: number): void {
+  let remaining = buffers.filter((buffer) => buffer.length > 0);
+  let at = position;
+  while (remaining.length > 0) {
+    const bytesWritten = writevSync(fd, remaining, at);
     if (bytesWritten === 0) throw Object.assign(new Error('ENOSPC: no space left on device, write stored nothing'), { code: 'ENOSPC' });
     at += bytesWritten;
     remaining = skipBytes(remaining, bytesWritten);
