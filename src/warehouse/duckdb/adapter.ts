@@ -147,6 +147,11 @@ export class DuckDbWarehouse implements Warehouse {
       autoload_known_extensions: 'false',
       ...QUERY_SETTINGS,
       checkpoint_threshold: CHECKPOINT_THRESHOLD,
+      // DuckDB's allocator (jemalloc) gives freed memory back to the system only while it
+      // allocates, unless its background thread purges: after an overload (64 senders of 1 MB
+      // bodies, 512MB limit) RSS stayed at 760 MB for good with 21 MB in use by DuckDB; with the
+      // thread it fell to 370 MB once the backlog was folded, and to 160 MB a minute on.
+      allocator_background_threads: 'true',
     };
     this.instance = await openRepairingWal(this.options.path, instanceOptions, this.hooks.onWalRepaired);
     this.writer = await this.instance.connect();
