@@ -362,11 +362,14 @@ class Analyzer {
    * refused in BigQuery's words.
    */
   private call(expr: Extract<ir.Expr, { kind: 'call' }>, args: CallArgument[], named: Map<string, CallArgument>): SqlType {
-    const resolution = resolveCall(expr.fn, functionEntry(expr.fn), args, named);
+    const entry = functionEntry(expr.fn);
+    const resolution = resolveCall(expr.fn, entry, args, named);
     if (!resolution.ok) throw semanticError(resolution.message, expr.at);
     const { call } = resolution;
     expr.args = expr.args.map((arg, index) => coerced(arg, args[index]!.type.type, call.args[index]!));
     for (const arg of expr.named ?? []) arg.value = coerced(arg.value, named.get(arg.name)!.type.type, call.named[arg.name]!);
+    const problem = entry.check?.(expr.args, call.args, Object.fromEntries((expr.named ?? []).map((arg) => [arg.name, arg.value])));
+    if (problem && !(problem.evaluation && expr.safe)) throw semanticError(problem.message, expr.at);
     expr.resolved = call;
     return call.result;
   }

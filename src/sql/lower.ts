@@ -41,7 +41,7 @@ import { aggregatesOrWindows, namesUsedBy } from './analysis.ts';
 import { positionOf, variantOf } from './ast.ts';
 import { semanticError } from './analyze.ts';
 import { closestName } from './catalog.ts';
-import { BIGQUERY_FUNCTIONS, datePartPositions, lookupFunction, outOfScopeFamily, type Clause, type FunctionEntry } from './functions/index.ts';
+import { BIGQUERY_FUNCTIONS, datePartPositions, enumPositions, lookupFunction, outOfScopeFamily, type Clause, type FunctionEntry } from './functions/index.ts';
 import type * as ir from './ir.ts';
 import { parameterName } from './parameters.ts';
 import { invalidSql } from './parse.ts';
@@ -958,7 +958,14 @@ export class Lowering {
     const { positional, named } = isCountStar ? { positional: [], named: [] } : this.callArguments(fn, written);
     if (name === 'count' && positional.length === 0 && !isCountStar) throw invalidSql('COUNT needs an argument or *', position);
     const partsAt = datePartPositions(entry);
-    const args = positional.map((arg, index) => (partsAt.has(index) && isDatePartKeyword(arg) ? this.datePartArgument(arg) : this.expr(arg, scope)));
+    const keywordsAt = enumPositions(entry);
+    const args = positional.map((arg, index) => {
+      if (partsAt.has(index) && isDatePartKeyword(arg)) return this.datePartArgument(arg);
+      // A keyword of the set the function takes there (NORMALIZE(x, NFKC)) goes on as its name.
+      const keyword = 'Identifier' in arg && arg.Identifier.quote_style === undefined ? arg.Identifier.value.toUpperCase() : undefined;
+      if (keyword !== undefined && keywordsAt.get(index)?.has(keyword)) return { kind: 'string', value: keyword } satisfies ir.Expr;
+      return this.expr(arg, scope);
+    });
     return {
       kind: 'call',
       fn: known.name,

@@ -116,6 +116,21 @@ describe('resolving a call', () => {
     assert.equal(resolution.call.result.kind, 'unknown');
   });
 
+  test('ANY takes the argument with its own type, for the rendering to print by it', () => {
+    const format = scalar('string', ['(STRING, ANY...) -> STRING']);
+    const resolution = resolveCall('format', format, [column(STRING), column(INT64), column({ kind: 'array', element: FLOAT64 })], none);
+    assert.ok(resolution.ok);
+    assert.deepEqual(resolution.call.args, [STRING, INT64, { kind: 'array', element: FLOAT64 }]);
+  });
+
+  test('a keyword parameter takes a string literal naming one of its set (the analyzer turns NFKC into one)', () => {
+    const normalize = scalar('string', ['(STRING, [NORMALIZE_MODE]) -> STRING']);
+    const mode = (value: string) => literal({ kind: 'string', value }, STRING);
+    assert.equal(resolveCall('normalize', normalize, [column(STRING), mode('NFKC')], none).ok, true);
+    assert.equal(resolveCall('normalize', normalize, [column(STRING), mode('NFX')], none).ok, false);
+    assert.equal(resolveCall('normalize', normalize, [column(STRING), column(STRING)], none).ok, false, 'a column is not a keyword');
+  });
+
   test('the refusal lists every supported signature in BigQuery\'s words', () => {
     const resolution = resolveCall('instr', scalar('string', ['(STRING, STRING, [INT64], [INT64]) -> INT64', '(BYTES, BYTES, [INT64], [INT64]) -> INT64']), [column(STRING), column(INT64)], none);
     assert.equal(resolution.ok, false);

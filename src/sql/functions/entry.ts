@@ -4,6 +4,8 @@
  * engine renders every entry (src/warehouse/<engine>/functions/).
  */
 
+import type { SqlType } from '../catalog.ts';
+import type * as ir from '../ir.ts';
 import { parseSignature, type Signature } from './signature.ts';
 
 /** The families of BigQuery's function reference (one catalog file each). */
@@ -43,6 +45,19 @@ export type FunctionKind = 'scalar' | 'aggregate' | 'window';
  */
 export type Clause = 'distinct' | 'order_by' | 'limit' | 'null_treatment' | 'having' | 'over';
 
+/**
+ * A rule on a call's arguments beyond their types, after ZetaSQL's post-resolution argument
+ * constraints (FORMAT's pattern against the values it formats): the problem in BigQuery's words,
+ * checked once the call is resolved (`args` and `named` with coercions applied, `types` as resolved).
+ * `evaluation`: BigQuery raises it when the call runs, so under SAFE. the call is NULL instead
+ * (its rendering says so) rather than refused.
+ */
+export type ArgumentCheck = (
+  args: readonly ir.Expr[],
+  types: readonly SqlType[],
+  named: Readonly<Record<string, ir.Expr>>,
+) => { message: string; evaluation?: boolean } | undefined;
+
 export interface FunctionEntry {
   kind: FunctionKind;
   family: Family;
@@ -50,11 +65,13 @@ export interface FunctionEntry {
   clauses: ReadonlySet<Clause>;
   /** One line in our words for the docs table (what differs from BigQuery goes in the engines' notes). */
   summary?: string;
+  check?: ArgumentCheck;
 }
 
 interface EntryOptions {
   clauses?: readonly Clause[];
   summary?: string;
+  check?: ArgumentCheck;
 }
 
 function entry(kind: FunctionKind, family: Family, signatures: readonly string[], options: EntryOptions = {}): FunctionEntry {
@@ -64,6 +81,7 @@ function entry(kind: FunctionKind, family: Family, signatures: readonly string[]
     signatures: signatures.map(parseSignature),
     clauses: new Set(options.clauses ?? []),
     ...(options.summary ? { summary: options.summary } : {}),
+    ...(options.check ? { check: options.check } : {}),
   };
 }
 

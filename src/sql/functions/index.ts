@@ -31,6 +31,7 @@ import { STRING_FUNCTIONS } from './families/string.ts';
 import { TIME_FUNCTIONS } from './families/time.ts';
 import { TIMESTAMP_FUNCTIONS } from './families/timestamp.ts';
 import { DEBUGGING_FUNCTIONS, UTILITY_FUNCTIONS } from './families/utility.ts';
+import { ENUM_SETS } from './signature.ts';
 
 export type { Clause, Family, FunctionEntry, FunctionKind } from './entry.ts';
 export type { Signature, TypePattern } from './signature.ts';
@@ -85,6 +86,13 @@ export function lookupFunction(name: string): { name: BigQueryFunction; entry: F
 export function datePartPositions(entry: FunctionEntry): ReadonlySet<number> {
   const positions = new Set<number>();
   for (const signature of entry.signatures) signature.params.forEach((param, index) => param.type.kind === 'part' && positions.add(index));
+  return positions;
+}
+
+/** Argument positions where some signature of the entry takes a keyword of a fixed set (NORMALIZE's mode), with the set's names. */
+export function enumPositions(entry: FunctionEntry): ReadonlyMap<number, ReadonlySet<string>> {
+  const positions = new Map<number, ReadonlySet<string>>();
+  for (const signature of entry.signatures) signature.params.forEach((param, index) => param.type.kind === 'enum' && positions.set(index, ENUM_SETS[param.type.set]));
   return positions;
 }
 

@@ -8,7 +8,7 @@ import { type SqlType, UNKNOWN, describeType } from '../catalog.ts';
 import type * as ir from '../ir.ts';
 import { type ArgumentType, castCost, coercionCost, sameType, supertype } from './coercion.ts';
 import type { FunctionEntry } from './entry.ts';
-import { PART_SETS, type Param, type Signature, type TypePattern, type TypeVariable, describeSignature } from './signature.ts';
+import { ENUM_SETS, PART_SETS, type Param, type Signature, type TypePattern, type TypeVariable, describeSignature } from './signature.ts';
 
 /** An argument of a call: its expression (a date part, a literal…) and its type. */
 export interface CallArgument {
@@ -92,7 +92,8 @@ function matchSignature(signature: Signature, args: readonly CallArgument[], nam
       targets.push(UNKNOWN);
       continue;
     }
-    const target = instantiate(param.type, bindings);
+    // ANY takes the argument as it is: renderings see its own type (FORMAT prints by it).
+    const target = param.type.kind === 'any' ? arg.type.type : instantiate(param.type, bindings);
     const step = coercionCost(arg.type, target) ?? (param.cast ? castCost(arg.type, target) : undefined);
     if (step === undefined) return undefined;
     cost += step;
@@ -111,6 +112,7 @@ function fitsForm(arg: CallArgument, param: Param): boolean {
     return parts.has(arg.expr.part) && (arg.expr.weekStart === undefined || parts.has('week'));
   }
   if (arg.expr.kind === 'date_part') return false;
+  if (param.type.kind === 'enum') return arg.expr.kind === 'string' && ENUM_SETS[param.type.set].has(arg.expr.value.toUpperCase());
   if (param.type.kind === 'any_struct' && arg.type.type.kind !== 'struct' && arg.type.type.kind !== 'unknown' && arg.type.literal !== 'null') return false;
   return !param.constant || isConstant(arg.expr);
 }
@@ -178,6 +180,8 @@ export function instantiate(pattern: TypePattern, bindings: ReadonlyMap<TypeVari
     case 'any_struct':
     case 'part':
       return UNKNOWN;
+    case 'enum':
+      return { kind: 'scalar', name: 'STRING' };
   }
 }
 

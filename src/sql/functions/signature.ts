@@ -22,7 +22,12 @@ export type TypePattern =
   /** Any STRUCT. */
   | { kind: 'any_struct' }
   /** A date-part keyword (`HOUR`, `WEEK(MONDAY)`) from the named set. */
-  | { kind: 'part'; set: PartSet };
+  | { kind: 'part'; set: PartSet }
+  /**
+   * One of a fixed set of keywords (NORMALIZE's `NFKC`), written bare or as a string literal;
+   * the analyzer passes it on as the string literal of its upper-case name.
+   */
+  | { kind: 'enum'; set: EnumSet };
 
 export type TypeVariable = 'T1' | 'T2';
 
@@ -52,6 +57,13 @@ export interface Signature {
 
 /** Which date-part keywords a signature takes, by BigQuery's rules for each function family. */
 export type PartSet = 'DATE_PART' | 'DATETIME_PART' | 'TIME_PART' | 'TIMESTAMP_PART' | 'INTERVAL_PART';
+
+/** Keyword sets a parameter may take (`NORMALIZE_MODE` is ZetaSQL's NormalizeMode). */
+export type EnumSet = 'NORMALIZE_MODE';
+
+export const ENUM_SETS: Record<EnumSet, ReadonlySet<string>> = {
+  NORMALIZE_MODE: new Set(['NFC', 'NFKC', 'NFD', 'NFKD']),
+};
 
 const TIME_PARTS: DatePart[] = ['microsecond', 'millisecond', 'second', 'minute', 'hour'];
 const DATE_PARTS: DatePart[] = ['day', 'week', 'isoweek', 'month', 'quarter', 'year', 'isoyear'];
@@ -117,6 +129,7 @@ function readType(reader: Reader): TypePattern {
   if (word === 'ANY') return { kind: 'any' };
   if (word === 'STRUCT' && !reader.peek('<')) return { kind: 'any_struct' };
   if (word in PART_SETS) return { kind: 'part', set: word as PartSet };
+  if (word in ENUM_SETS) return { kind: 'enum', set: word as EnumSet };
   if (word === 'ARRAY') {
     reader.expect('<');
     const element = readType(reader);
@@ -212,6 +225,8 @@ export function describePattern(type: TypePattern, templates = false): string {
       return 'STRUCT';
     case 'part':
       return 'DATE_TIME_PART';
+    case 'enum':
+      return type.set;
   }
 }
 
