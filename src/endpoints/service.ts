@@ -74,11 +74,6 @@ export class EndpointService {
   private readonly warmers = new Map<number, NodeJS.Timeout>();
   private readonly translations = new ByteLru<{ translation: Translation; resolved: Array<[string, string | undefined]> }>(MAX_MEMO_BYTES, MAX_MEMOS);
   private readonly reads = new Map<string, Map<string, NestedReads>>();
-  /** Bytes the result cache and the translation memo hold, as counted against their bounds. */
-  get memoryBytes(): { cache: number; translations: number } {
-    return { cache: this.cache.bytes, translations: this.translations.bytes };
-  }
-
   /** Runs of caching endpoints the cache answered, and those it did not (for /metrics). */
   cacheHits = 0;
   cacheMisses = 0;
@@ -90,6 +85,11 @@ export class EndpointService {
     private readonly options: EndpointServiceOptions,
   ) {
     this.cache = new ResultCache(options.cacheMaxBytes);
+  }
+
+  /** Bytes the result cache and the translation memo hold, as counted against their bounds. */
+  get memoryBytes(): { cache: number; translations: number } {
+    return { cache: this.cache.bytes, translations: this.translations.bytes };
   }
 
   /** The endpoint named by a path segment: a canonical UUID is a token, anything else a name. */

@@ -201,7 +201,7 @@ function pieces(words: string[]): Piece[] {
 class ExprParser {
   private at = 0;
   readonly clauses: Clause[] = [];
-
+  /** Groups and NOTs open around the piece being parsed. */
   private depth = 0;
 
   constructor(private readonly pieces: Piece[]) {}
