@@ -6,6 +6,11 @@
 import { functionEntry, type FunctionName } from './functions/index.ts';
 import type * as ir from './ir.ts';
 
+/** The expressions a select item computes: its own, or a star's REPLACE expressions. */
+export function itemExpressions(item: ir.SelectItem): ir.Expr[] {
+  return item.kind === 'expr' ? [item.expr] : (item.replace ?? []).map((entry) => entry.expr);
+}
+
 /** `a AND b AND c` → [a, b, c]. */
 export function conjunctsOf(expr: ir.Expr | undefined): ir.Expr[] {
   if (!expr) return [];

@@ -20,6 +20,7 @@
  */
 
 import { AppError } from '../errors.ts';
+import { invalidSql } from './parse.ts';
 import { childrenOf } from './analysis.ts';
 import type { Position } from './ast.ts';
 import { type Column, type SqlType, type TableShape, UNKNOWN, closestName, describeType, findColumn, scalar } from './catalog.ts';
@@ -47,6 +48,8 @@ interface RangeVariable {
   key: string;
   /** The name the printed query uses (the alias in the tree). */
   printed: string;
+  /** The alias as written, where `printed` renamed it (an UNNEST alias that is also a column's name). */
+  written?: string;
   /** A table's row (columns by name) or a value (an UNNEST element). */
   table?: TableShape;
   value?: SqlType;
@@ -83,6 +86,9 @@ class Analyzer {
     const { shape, scope, items } = this.setExpr(query.body, ctes, parent);
     // ORDER BY of a set operation names its output columns; only a plain SELECT's is resolved here.
     if (scope) for (const item of query.orderBy) this.resolve(item.expr, scope, ctes, items);
+    for (const { expr } of query.orderBy) {
+      if (expr.kind === 'position' && !shape.open && expr.position > shape.columns.length) throw invalidSql(`position ${expr.position} is not in the select list`);
+    }
     return shape;
   }
 
@@ -107,22 +113,45 @@ class Analyzer {
     if (select.from) this.from(select.from, scope, ctes);
     const columns: Column[] = [];
     let open = false;
+    const items: ir.SelectItem[] = [];
     for (const item of select.items) {
       if (item.kind === 'expr') {
         columns.push({ name: item.alias, type: this.resolve(item.expr, scope, ctes) });
+        items.push(item);
         continue;
       }
-      if (item.qualifier !== undefined) item.qualifier = this.renamedQualifier(item.qualifier, scope);
-      const expanded = this.starColumns(item, scope);
-      if (expanded) columns.push(...expanded);
+      const star = this.star(item, scope, ctes, select.asStruct === true);
+      if (star.explicit) items.push(...star.explicit);
+      else items.push(item);
+      if (star.columns) columns.push(...star.columns);
       else open = true;
     }
+    select.items = items;
+    if (select.asStruct) return { shape: { columns: [this.asStruct(select, columns)], open: false }, scope: this.rest(select, scope, ctes) };
+    return { shape: { columns, open }, scope: this.rest(select, scope, ctes) };
+  }
+
+  /** The clauses after the select list. */
+  private rest(select: ir.Select, scope: Scope, ctes: CteShapes): Scope {
     if (select.where) this.resolve(select.where, scope, ctes);
     for (const expr of select.groupBy) this.resolve(expr, scope, ctes, select.items);
     if (select.having) this.resolve(select.having, scope, ctes, select.items);
     if (select.qualify) this.resolve(select.qualify, scope, ctes, select.items);
     this.checkGrouping(select, scope);
-    return { shape: { columns, open }, scope };
+    return scope;
+  }
+
+  /**
+   * SELECT AS STRUCT: the select list (stars written out, one column each) becomes one struct
+   * value; an anonymous column is an anonymous field.
+   */
+  private asStruct(select: ir.Select, columns: Column[]): Column {
+    const fields = select.items.map((item, index) => {
+      if (item.kind !== 'expr') throw semanticError('SELECT AS STRUCT * needs the names of its columns, which are not known here', item.at);
+      return { ...(!item.aliasWritten && /^f\d+_$/.test(item.alias) ? {} : { name: item.alias }), value: item.expr, type: columns[index]!.type };
+    });
+    select.items = [{ kind: 'expr', expr: { kind: 'struct', fields: fields.map(({ type: _type, ...field }) => field) }, alias: '$struct', aliasWritten: false }];
+    return { name: '$struct', type: { kind: 'struct', fields: fields.map((field, index) => ({ name: field.name ?? `_field_${index + 1}`, type: field.type })) } };
   }
 
   // ---- FROM ----------------------------------------------------------------------------------
@@ -189,7 +218,7 @@ class Analyzer {
     if (clashes(alias)) {
       for (let suffix = 1; suffix < 1000 && clashes(printed); suffix++) printed = `${alias}_${suffix}`;
     }
-    scope.variables.push({ key, printed, value: type });
+    scope.variables.push({ key, printed, value: type, ...(printed !== alias ? { written: alias } : {}) });
     return printed;
   }
 
@@ -197,19 +226,85 @@ class Analyzer {
     return scope.variables.find((variable) => variable.key === qualifier.toLowerCase())?.printed ?? qualifier;
   }
 
-  /** The columns `*` or `alias.*` expands to, when known. */
-  private starColumns(item: Extract<ir.SelectItem, { kind: 'star' }>, scope: Scope): Column[] | undefined {
+  /**
+   * What a star stands for: its columns when known, and the explicit items that replace it where
+   * an engine could not expand it as BigQuery does (UNNEST elements, a struct's fields, RENAME).
+   * REPLACE expressions are resolved here; EXCEPT, REPLACE and RENAME must name its columns.
+   */
+  private star(item: ir.StarItem, scope: Scope, ctes: CteShapes, writeOut: boolean): { columns?: Column[]; explicit?: ir.SelectItem[] } {
+    if (item.qualifier !== undefined) item.qualifier = this.renamedQualifier(item.qualifier, scope);
+    const replaced = new Map((item.replace ?? []).map((entry) => [entry.name.toLowerCase(), { ...entry, type: this.resolve(entry.expr, scope, ctes) }]));
+    const found = this.starSources(item, scope, ctes);
+    if (!found) {
+      if (item.rename) throw semanticError('RENAME needs the names of its input columns, which are not known here', item.at);
+      return {};
+    }
     const except = new Set(item.except.map((name) => name.toLowerCase()));
+    const renames = new Map((item.rename ?? []).map(({ from, to }) => [from.toLowerCase(), to]));
+    const names = new Set(found.columns.map((column) => column.name.toLowerCase()));
+    for (const [list, written] of [[item.except, 'EXCEPT'], [(item.replace ?? []).map((entry) => entry.name), 'REPLACE']] as const) {
+      const missing = list.find((name) => !names.has(name.toLowerCase()));
+      if (missing) throw semanticError(`Column ${missing} in SELECT * ${written} list does not exist`, item.at);
+    }
+    const missingRename = (item.rename ?? []).find(({ from }) => !names.has(from.toLowerCase()));
+    if (missingRename) throw semanticError(`Column ${missingRename.from} in RENAME does not exist`, item.at);
+    const kept = found.columns.filter((column) => !except.has(column.name.toLowerCase()));
+    const columns = kept.map((column) => {
+      const replacement = replaced.get(column.name.toLowerCase());
+      return { name: renames.get(column.name.toLowerCase()) ?? column.name, type: replacement ? replacement.type : column.type };
+    });
+    if (!found.explicit && !item.rename && !writeOut) return { columns };
+    const explicit = kept.map((column, index): ir.SelectItem => {
+      const replacement = replaced.get(column.name.toLowerCase());
+      // Named like written aliases: ORDER BY may name them.
+      return { kind: 'expr', expr: replacement ? replacement.expr : column.expr, alias: columns[index]!.name, aliasWritten: true };
+    });
+    return { columns, explicit };
+  }
+
+  /**
+   * The columns a star reads, each with the expression that reads it, or undefined when some are
+   * not known. `explicit`: whether they must be written out (an engine's own star would not
+   * expand them as BigQuery does).
+   */
+  private starSources(item: ir.StarItem, scope: Scope, ctes: CteShapes): { columns: Array<Column & { expr: ir.Expr }>; explicit: boolean } | undefined {
+    if (item.expr) {
+      const type = this.resolve(item.expr, scope, ctes);
+      if (type.kind === 'unknown') return undefined;
+      if (type.kind !== 'struct') {
+        // SELECT AS VALUE of a value without fields: one column.
+        if (item.asValue) return { columns: [{ name: '$value', type, expr: item.expr }], explicit: true };
+        throw semanticError(`Dot-star is not supported for type ${describeType(type)}`, item.at);
+      }
+      const base = item.expr;
+      return { columns: type.fields.map((field) => ({ ...field, expr: base.kind === 'ref' ? { kind: 'ref', path: [...base.path, field.name] } : { kind: 'field', base, name: field.name } })), explicit: true };
+    }
     const variables = item.qualifier === undefined ? scope.variables : scope.variables.filter((variable) => variable.printed === item.qualifier);
-    const columns: Column[] = [];
+    const columns: Array<Column & { expr: ir.Expr }> = [];
+    let explicit = false;
     for (const variable of variables) {
+      const read = (name: string): ir.Expr => ({ kind: 'ref', path: variable.printed && !variable.anonymous ? [variable.printed, name] : [name] });
       if (variable.table) {
         if (variable.table.open) return undefined;
-        columns.push(...variable.table.columns);
-      } else if (variable.value?.kind === 'struct' && item.qualifier !== undefined) columns.push(...variable.value.fields);
-      else return undefined;
+        columns.push(...variable.table.columns.map((column) => ({ ...column, expr: read(column.name) })));
+        continue;
+      }
+      const value = variable.value ?? UNKNOWN;
+      if (value.kind === 'unknown') return undefined;
+      if (variable.anonymous) {
+        // Printed as a table of its fields (or of its one column, f0_), which the engine's star expands.
+        columns.push(...(value.kind === 'struct' ? value.fields : [{ name: 'f0_', type: value }]).map((column) => ({ ...column, expr: read(column.name) })));
+        continue;
+      }
+      // An UNNEST element: a struct's fields are columns, any other value one column named by the alias.
+      explicit = true;
+      if (value.kind === 'struct') columns.push(...value.fields.map((field) => ({ ...field, expr: read(field.name) })));
+      else if (item.qualifier !== undefined) throw semanticError(`Dot-star is not supported for type ${describeType(value)}`, item.at);
+      else columns.push({ name: variable.written ?? variable.printed, type: value, expr: { kind: 'ref', path: [variable.printed] } });
     }
-    return columns.filter((column) => !except.has(column.name.toLowerCase()));
+    // JOIN … USING columns appear once under `*`: left to the engine's star.
+    if (explicit && scope.using && item.qualifier === undefined) return undefined;
+    return { columns, explicit };
   }
 
   // ---- names -----------------------------------------------------------------------------------
@@ -313,8 +408,11 @@ class Analyzer {
       }
       case 'struct':
         return { kind: 'struct', fields: expr.fields.map((field, index) => ({ name: field.name ?? `_field_${index + 1}`, type: recurse(field.value) })) };
-      case 'field':
-        return fieldType(recurse(expr.base), expr.name, undefined);
+      case 'field': {
+        const base = recurse(expr.base);
+        expr.name = declaredField(base, expr.name);
+        return fieldType(base, expr.name, undefined);
+      }
       case 'field_at': {
         const base = recurse(expr.base);
         return base.kind === 'struct' ? (base.fields[expr.position]?.type ?? UNKNOWN) : UNKNOWN;
@@ -390,22 +488,25 @@ class Analyzer {
       const { variable } = found;
       expr.path = [variable.printed, ...fields];
       this.qualified.set(expr, expr.path);
-      if (variable.value) return this.fields(variable.value, fields, expr.at);
+      if (variable.value) return this.fields(variable.value, expr.path, 1, expr.at);
       if (!variable.table || variable.table.open) return UNKNOWN;
-      const [first, ...rest] = fields;
+      const [first] = fields;
       if (first === undefined) return { kind: 'struct', fields: variable.table.columns };
       const column = findColumn(variable.table.columns, first);
       if (!column) {
         const suggestion = closestName(first, variable.table.columns.map((candidate) => candidate.name));
         throw semanticError(`Name ${first} not found inside ${head}${suggestion ? `; Did you mean ${suggestion}?` : ''}`, expr.at);
       }
-      return this.fields(column.type, rest, expr.at);
+      expr.path[1] = column.name;
+      return this.fields(column.type, expr.path, 2, expr.at);
     }
     if (found.kind === 'column') {
       // A field of an UNNEST element read without its alias: the alias is made explicit.
       if (found.variable.value && !found.variable.anonymous) expr.path = [found.variable.printed, ...expr.path];
+      const at = expr.path.length - fields.length - 1;
+      expr.path[at] = found.column.name;
       this.qualified.set(expr, [found.variable.printed, found.column.name, ...fields]);
-      return this.fields(found.column.type, fields, expr.at);
+      return this.fields(found.column.type, expr.path, at + 1, expr.at);
     }
     // A SELECT-list alias, where the clause may read them: replaced by what it names.
     const aliased = items ? selectAlias(items, head) : undefined;
@@ -423,9 +524,18 @@ class Analyzer {
     throw semanticError(`Unrecognized name: ${head}${suggestion ? `; Did you mean ${suggestion}?` : ''}`, expr.at);
   }
 
-  /** The type at the end of `fields` from `type`, refusing a field the type does not have. */
-  private fields(type: SqlType, fields: string[], at: Position | undefined): SqlType {
-    return fields.reduce((current, name) => fieldType(current, name, at), type);
+  /**
+   * The type at the end of `path` (from index `from`) from `type`, refusing a field the type does
+   * not have. Each field is written as it is declared: BigQuery's names are not case-sensitive,
+   * ClickHouse's are.
+   */
+  private fields(type: SqlType, path: string[], from: number, at: Position | undefined): SqlType {
+    let current = type;
+    for (let index = from; index < path.length; index++) {
+      path[index] = declaredField(current, path[index]!);
+      current = fieldType(current, path[index]!, at);
+    }
+    return current;
   }
 
   // ---- grouping --------------------------------------------------------------------------------
@@ -534,6 +644,12 @@ function structOf(type: SqlType): Extract<SqlType, { kind: 'struct' }> | undefin
   if (type.kind === 'struct') return type;
   if (type.kind === 'array' && type.element.kind === 'struct') return type.element;
   return undefined;
+}
+
+/** A field's name as its struct declares it (`name` itself when not found). */
+function declaredField(type: SqlType, name: string): string {
+  const struct = structOf(type);
+  return (struct && findColumn(struct.fields, name)?.name) ?? name;
 }
 
 function fieldType(type: SqlType, name: string, at: Position | undefined): SqlType {

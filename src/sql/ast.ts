@@ -204,7 +204,7 @@ export interface AstWildcardOptions {
   opt_except?: { first_element: Ident; additional_elements: Ident[] };
   opt_exclude?: unknown;
   opt_rename?: unknown;
-  opt_replace?: unknown;
+  opt_replace?: { items: Array<{ expr: AstExpr; column_name: Ident }> };
   opt_ilike?: unknown;
 }
 
@@ -225,7 +225,7 @@ export interface AstSelect {
   named_window: Array<[Ident, { WindowSpec: AstWindowSpec } | { NamedWindow: Ident }]>;
   qualify?: AstExpr;
   connect_by?: unknown;
-  value_table_mode?: unknown;
+  value_table_mode?: 'AsStruct' | 'AsValue' | 'DistinctAsStruct' | 'DistinctAsValue' | Record<string, unknown>;
 }
 
 export interface SetExprVariants {

@@ -35,11 +35,33 @@ export interface Select {
   groupBy: Expr[];
   having?: Expr;
   qualify?: Expr;
+  /** `SELECT AS STRUCT` in an expression subquery: its one value is a struct of the select list (the analyzer builds it). */
+  asStruct?: boolean;
 }
 
-export type SelectItem =
-  | { kind: 'expr'; expr: Expr; alias: string; aliasWritten: boolean }
-  | { kind: 'star'; qualifier?: string; except: string[] };
+export type SelectItem = { kind: 'expr'; expr: Expr; alias: string; aliasWritten: boolean } | StarItem;
+
+/**
+ * `*`, `alias.*` or `(expr).*`, with `EXCEPT`, `REPLACE` (and pipe syntax's RENAME). Where the
+ * analyzer knows the columns and an engine could not expand them as BigQuery does (an UNNEST
+ * element's fields, a struct's fields, a rename), it replaces the star by the columns it stands
+ * for; what is left is printed as the engine's own star.
+ */
+export interface StarItem {
+  kind: 'star';
+  /** A range variable (`t.*`). */
+  qualifier?: string;
+  /** A value with fields (`(expr).*`, `struct_column.*`). */
+  expr?: Expr;
+  except: string[];
+  /** `REPLACE (expr AS name)`: the column keeps its name and place. */
+  replace?: Array<{ name: string; expr: Expr }>;
+  /** Pipe `RENAME old AS new`: the column keeps its place. */
+  rename?: Array<{ from: string; to: string }>;
+  /** `SELECT AS VALUE expr` read as a table: a struct's fields are its columns, any other value one column. */
+  asValue?: boolean;
+  at?: Position;
+}
 
 /**
  * A FROM clause as BigQuery evaluates it: a base relation, then left-to-right steps. Correlated

@@ -25,6 +25,7 @@ import type {
   AstValue,
   AstWindowBound,
   AstWindowSpec,
+  AstWildcardOptions,
   ExprVariants,
   FunctionArg,
   Ident,
@@ -89,6 +90,8 @@ export interface Scope {
   rangeVariables: Set<string>;
   /** The SELECT's named windows (`WINDOW w AS (…)`), by lower-case name. */
   windows?: ReadonlyMap<string, AstWindowSpec>;
+  /** A scalar, ARRAY, IN or EXISTS subquery (where `SELECT AS STRUCT` makes one struct value). */
+  expressionSubquery?: boolean;
 }
 
 const DATE_PARTS: Record<string, ir.DatePart> = {
@@ -181,7 +184,7 @@ export class Lowering {
     if (ast.locks.length > 0) throw invalidSql('locking clauses are not supported');
     if (ast.pipe_operators.length > 0) throw invalidSql('pipe syntax (|>) is not supported');
 
-    const scope: Scope = { ctes: new Set(outer.ctes), rangeVariables: outer.rangeVariables };
+    const scope: Scope = { ctes: new Set(outer.ctes), rangeVariables: outer.rangeVariables, ...(outer.expressionSubquery ? { expressionSubquery: true } : {}) };
     const ctes = this.withClause(ast, scope);
     const body = this.setExpr(ast.body, scope);
     const selectItems = body.kind === 'select' ? body.select.items : [];
@@ -244,7 +247,6 @@ export class Lowering {
     this.refuseIfPresent(ast.top, 'TOP');
     this.refuseIfPresent(ast.into, 'SELECT INTO');
     this.refuseIfPresent(ast.prewhere, 'PREWHERE');
-    this.refuseIfPresent(ast.value_table_mode, 'SELECT AS STRUCT / AS VALUE');
     if (ast.connect_by !== undefined && !(Array.isArray(ast.connect_by) && ast.connect_by.length === 0)) {
       throw invalidSql('CONNECT BY is not supported');
     }
@@ -263,12 +265,20 @@ export class Lowering {
     const scope: Scope = { ctes: outer.ctes, rangeVariables: new Set(outer.rangeVariables), windows: namedWindows(ast) };
     const from = ast.from.length > 0 ? this.from(ast.from, scope) : undefined;
     const items = this.selectItems(ast.projection, scope);
+    const mode = typeof ast.value_table_mode === 'string' ? ast.value_table_mode : undefined;
     const select: ir.Select = {
-      distinct: ast.distinct === 'Distinct',
+      distinct: ast.distinct === 'Distinct' || mode?.startsWith('Distinct') === true,
       items,
       ...(from ? { from } : {}),
       groupBy: this.groupBy(ast, scope, items),
     };
+    if (mode?.endsWith('AsStruct') && outer.expressionSubquery) select.asStruct = true;
+    if (mode?.endsWith('AsValue')) {
+      const [only, ...more] = items;
+      if (only?.kind !== 'expr' || more.length > 0) throw invalidSql('SELECT AS VALUE takes exactly one expression', positionOf(ast.projection));
+      // Read as a table, the value's fields are its columns; as an expression, it is the one column.
+      if (!outer.expressionSubquery) select.items = [{ kind: 'star', expr: only.expr, except: [], asValue: true }];
+    }
     if (ast.selection) select.where = this.expr(ast.selection, scope);
     if (ast.having) select.having = this.expr(ast.having, scope);
     if (ast.qualify) select.qualify = this.expr(ast.qualify, scope);
@@ -289,12 +299,16 @@ export class Lowering {
         case 'ExprWithAlias':
           return { kind: 'expr', expr: this.expr(body.expr, scope), alias: body.alias.value, aliasWritten: true };
         case 'Wildcard':
-          return { kind: 'star', except: this.starExcept(body) };
+          return { kind: 'star', ...this.starOptions(body, scope), ...at(positionOf(body)) };
         case 'QualifiedWildcard': {
           const [qualifier, options] = body;
+          const star = { kind: 'star' as const, ...this.starOptions(options, scope), ...at(positionOf(qualifier)) };
           const parts = 'ObjectName' in qualifier ? (qualifier.ObjectName as Array<{ Identifier: Ident }>) : undefined;
-          if (!parts || parts.length !== 1 || !parts[0]) throw invalidSql('this form of qualified * is not supported');
-          return { kind: 'star', qualifier: parts[0].Identifier.value, except: this.starExcept(options) };
+          // `t.*` of a range variable; `s.*`, `t.s.*` and `(expr).*` of a value with fields.
+          if (parts?.length === 1 && parts[0] && scope.rangeVariables.has(parts[0].Identifier.value.toLowerCase())) return { ...star, qualifier: parts[0].Identifier.value };
+          if (parts && parts.length > 0) return { ...star, expr: { kind: 'ref', path: parts.map((part) => part.Identifier.value), ...at(positionOf(parts)) } };
+          if ('Expr' in qualifier) return { ...star, expr: this.expr(qualifier.Expr as AstExpr, scope) };
+          throw invalidSql('this form of qualified * is not supported', positionOf(qualifier));
         }
         default:
           throw invalidSql(`select item ${describeVariant(kind)} is not supported`);
@@ -302,17 +316,17 @@ export class Lowering {
     });
   }
 
-  protected starExcept(options: SelectItemVariants['Wildcard']): string[] {
+  protected starOptions(options: AstWildcardOptions, scope: Scope): Pick<ir.StarItem, 'except' | 'replace'> {
     for (const [value, name] of [
       [options.opt_exclude, 'EXCLUDE'],
       [options.opt_rename, 'RENAME'],
-      [options.opt_replace, 'SELECT * REPLACE'],
       [options.opt_ilike, 'ILIKE'],
     ] as const) {
       this.refuseIfPresent(value, name);
     }
-    const except = options.opt_except;
-    return except ? [except.first_element, ...except.additional_elements].map((ident) => ident.value) : [];
+    const except = options.opt_except ? [options.opt_except.first_element, ...options.opt_except.additional_elements].map((ident) => ident.value) : [];
+    const replace = (options.opt_replace?.items ?? []).map((item) => ({ name: item.column_name.value, expr: this.expr(item.expr, scope) }));
+    return { except, ...(replace.length > 0 ? { replace } : {}) };
   }
 
   protected groupBy(ast: AstSelect, scope: Scope, items: ir.SelectItem[]): ir.Expr[] {
@@ -340,7 +354,9 @@ export class Lowering {
     }
     if (kind === 'Value' && 'Number' in body.value) {
       const position = Number(body.value.Number[0]);
-      if (!Number.isInteger(position) || position < 1 || position > items.length) {
+      // A star's columns are counted once the analyzer knows them.
+      const starred = items.some((item) => item.kind === 'star');
+      if (!Number.isInteger(position) || position < 1 || (position > items.length && !starred)) {
         throw invalidSql(`position ${body.value.Number[0]} is not in the select list`, positionOf(body));
       }
       return { kind: 'position', position };
@@ -762,7 +778,7 @@ export class Lowering {
 
   protected subquery(ast: AstQuery, scope: Scope): ir.Query {
     // A subquery sees the CTEs and, for correlation, the enclosing range variables.
-    return this.query(ast, { ctes: scope.ctes, rangeVariables: scope.rangeVariables });
+    return this.query(ast, { ctes: scope.ctes, rangeVariables: scope.rangeVariables, expressionSubquery: true });
   }
 
   /**

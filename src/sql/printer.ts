@@ -164,13 +164,17 @@ export abstract class SqlPrinter {
 
   private selectItem(item: ir.SelectItem, from: PlannedFrom | undefined): string {
     if (item.kind === 'expr') return `${this.selectedValue(item.expr)} AS ${this.quoteIdentifier(item.alias)}`;
+    // The analyzer writes these out where it knows the columns.
+    if (item.expr || item.rename) throw invalidSql('this .* needs columns or fields that are not known here', item.at);
     if (item.qualifier === undefined && from?.ambiguousStar) {
       throw invalidSql('SELECT * with UNNEST in FROM is not supported; list the columns (or use alias.*)');
     }
     const hidden = item.qualifier !== undefined ? (from?.hiddenColumns?.get(item.qualifier.toLowerCase()) ?? []) : [];
     const excluded = [...hidden, ...item.except];
     const star = item.qualifier !== undefined ? `${this.quoteIdentifier(item.qualifier)}.*` : '*';
-    return excluded.length > 0 ? `${star} ${this.starExcept} (${excluded.map(this.quoteIdentifier).join(', ')})` : star;
+    const except = excluded.length > 0 ? ` ${this.starExcept} (${excluded.map(this.quoteIdentifier).join(', ')})` : '';
+    const replace = item.replace?.length ? ` REPLACE (${item.replace.map(({ name, expr }) => `${this.selectedValue(expr)} AS ${this.quoteIdentifier(name)}`).join(', ')})` : '';
+    return `${star}${except}${replace}`;
   }
 
   /** A value as it leaves a SELECT, where an engine may need to restore BigQuery's type. */

@@ -1,4 +1,4 @@
-import { childrenOf } from './analysis.ts';
+import { childrenOf, itemExpressions } from './analysis.ts';
 import type * as ir from './ir.ts';
 
 /**
@@ -93,7 +93,7 @@ export function chainUses(select: ir.Select, chain: UnnestChain, isColumn: (name
  * from `firstStep` on (UNNEST arrays, join conditions).
  */
 export function selectExpressions(select: ir.Select, firstStep = 0): ir.Expr[] {
-  const exprs = select.items.flatMap((item) => (item.kind === 'expr' ? [item.expr] : []));
+  const exprs = select.items.flatMap(itemExpressions);
   for (const expr of [select.where, select.having, select.qualify, ...select.groupBy]) if (expr) exprs.push(expr);
   for (const step of select.from?.steps.slice(firstStep) ?? []) {
     if (step.kind === 'unnest') exprs.push(step.array, ...(step.condition ? [step.condition] : []));

@@ -24,7 +24,7 @@
  * resolved there), or no field read at all. Its children then keep the record form too.
  */
 
-import { childrenOf } from '../../sql/analysis.ts';
+import { childrenOf, itemExpressions } from '../../sql/analysis.ts';
 import type * as ir from '../../sql/ir.ts';
 import { quoteIdentifier } from './sql-generator.ts';
 
@@ -177,8 +177,8 @@ function collectUses(select: ir.Select, tail: ir.OrderItem[], aliases: Set<strin
   const uses = new Map<string, AliasUse>([...aliases].map((alias) => [alias, { whole: false, paths: new Map() }]));
   const collector = new UseCollector(uses);
   for (const item of select.items) {
-    if (item.kind === 'expr') collector.expr(item.expr, false);
-    else collector.qualifier(item.qualifier);
+    if (item.kind === 'star') collector.qualifier(item.qualifier);
+    for (const expr of itemExpressions(item)) collector.expr(expr, false);
   }
   const from = select.from!;
   collector.relation(from.base);
@@ -259,8 +259,8 @@ class UseCollector {
     }
     const select = body.select;
     for (const item of select.items) {
-      if (item.kind === 'expr') this.expr(item.expr, true);
-      else this.qualifier(item.qualifier);
+      if (item.kind === 'star') this.qualifier(item.qualifier);
+      for (const expr of itemExpressions(item)) this.expr(expr, true);
     }
     if (select.from) {
       this.relation(select.from.base);

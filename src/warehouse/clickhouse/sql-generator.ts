@@ -222,7 +222,8 @@ class ClickHousePrinter extends SqlPrinter {
     if (query.ctes.length > 0 || query.orderBy.length > 0 || query.limit || query.offset || query.body.kind !== 'select') return undefined;
     const select = query.body.select;
     const base = select.from?.base;
-    if (!base || base.kind !== 'unnest' || base.offsetAlias || select.from!.steps.length > 0) return undefined;
+    // An UNNEST without alias reads its fields as bare columns, which a lambda over the elements would not have.
+    if (!base || base.kind !== 'unnest' || base.offsetAlias || base.anonymous || select.from!.steps.length > 0) return undefined;
     if (select.distinct || select.groupBy.length > 0 || select.having || select.qualify || select.items.length !== 1) return undefined;
     const array = this.expr(base.array);
     const alias = quoteIdentifier(base.alias);

@@ -9,7 +9,7 @@
  * FROM-clause form as a delim join that cannot prune by timestamp (engines.md §2.2).
  */
 
-import { andAll, assignConjunctsToLevels, childrenOf, conjunctsOf } from '../../sql/analysis.ts';
+import { andAll, assignConjunctsToLevels, childrenOf, conjunctsOf, itemExpressions } from '../../sql/analysis.ts';
 import type { SqlDialect } from '../../sql/dialect.ts';
 import type { SqlType } from '../../sql/catalog.ts';
 import type * as ir from '../../sql/ir.ts';
@@ -58,7 +58,7 @@ export function markSourceTimestamps(select: ir.Select, extra: ir.Expr[]): void 
     }
     childrenOf(expr).forEach(mark);
   };
-  for (const item of select.items) if (item.kind === 'expr') mark(item.expr);
+  for (const item of select.items) itemExpressions(item).forEach(mark);
   for (const expr of [select.where, select.having, select.qualify, ...select.groupBy, ...extra]) if (expr) mark(expr);
   for (const step of from.steps) {
     if (step.kind === 'unnest') {
@@ -140,7 +140,7 @@ class DuckDbPrinter extends SqlPrinter {
       }
       childrenOf(expr).forEach(collect);
     };
-    for (const item of select.items) if (item.kind === 'expr') collect(item.expr);
+    for (const item of select.items) itemExpressions(item).forEach(collect);
     if (select.having) collect(select.having);
     for (const nodes of byValue.values()) {
       const fractions = [...new Set(nodes.map((node) => node.fraction))].sort((a, b) => a - b);
