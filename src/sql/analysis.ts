@@ -174,7 +174,7 @@ export function isBooleanShaped(expr: ir.Expr): boolean {
     case 'exists':
       return true;
     case 'call':
-      return CONDITION_FUNCTIONS.has(expr.fn);
+      return CONDITION_FUNCTIONS.has(expr.fn) || (expr.resolved?.result.kind === 'scalar' && expr.resolved.result.name === 'BOOL');
     default:
       return false;
   }
