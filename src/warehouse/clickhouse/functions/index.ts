@@ -43,6 +43,18 @@ export const SAFE_FUNCTIONS: ReadonlySet<FunctionName> = new Set<FunctionName>([
   'sha256',
   'sha512',
   'farm_fingerprint',
+  'array_concat',
+  'array_first',
+  'array_includes',
+  'array_includes_all',
+  'array_includes_any',
+  'array_is_distinct',
+  'array_last',
+  'array_length',
+  'array_reverse',
+  'array_slice',
+  'array_to_string',
+  'generate_date_array',
 ]);
 
 export const CLICKHOUSE_FUNCTIONS: FunctionRenderings = {
