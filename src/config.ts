@@ -122,7 +122,8 @@ export function loadConfig(env: Env = process.env): Config {
     maxEventsPerRequest: positive(env, 'SAWMILL_MAX_EVENTS_PER_REQUEST', 100_000),
     maxQueuedEvents: integer(env, 'SAWMILL_MAX_QUEUED_EVENTS', 250_000),
     commitIntervalMs: integer(env, 'SAWMILL_COMMIT_INTERVAL_MS', 5),
-    foldIntervalMs: integer(env, 'SAWMILL_FOLD_INTERVAL_MS', 1000),
+    // Unset, folds wait as long as the visibility bound allows (less the fold's own time).
+    foldIntervalMs: integer(env, 'SAWMILL_FOLD_INTERVAL_MS', positive(env, 'SAWMILL_VISIBILITY_MS', 2000)),
     visibilityMs: positive(env, 'SAWMILL_VISIBILITY_MS', 2000),
     maxEventsPerFold: positive(env, 'SAWMILL_FOLD_MAX_EVENTS', DEFAULT_MAX_EVENTS_PER_FOLD),
     queryConcurrency: positive(env, 'SAWMILL_QUERY_CONCURRENCY', 4),

@@ -9,7 +9,7 @@ import { StartupError } from './startup.ts';
  * the parts that have one of their own: the journal's record framing and catalog.json (which also
  * carries its `version`). Bump a number when what is on disk changes, and add the migration.
  */
-export const DATA_FORMAT = { format: 3, journal: 1, catalog: 1 } as const;
+export const DATA_FORMAT = { format: 3, journal: 2, catalog: 1 } as const;
 export type DataFormat = { -readonly [K in keyof typeof DATA_FORMAT]: number };
 
 export const MARKER_FILE = 'sawmill-format.json';
@@ -41,6 +41,10 @@ const MIGRATIONS: Record<number, (dataDir: string) => Promise<void>> = {
   // sandboxable, which the start after the upgrade makes them unless a user changed them.
   2: async () => undefined,
 };
+// Journal 2 (with any format): a staged record's header may carry the request's events that were
+// not staged (`rows`). Journal 1 records read the same, so there is nothing to migrate; a Sawmill
+// that reads only journal 1 would drop those rows, so it refuses the dir instead.
+
 
 /** The parts of a data dir that exist only once something was stored in it. */
 const CONTENT = ['catalog.json', 'sawmill.duckdb', 'journal', 'private-key'];

@@ -490,8 +490,14 @@ export class EventWriter {
 
   /** Staged lines fit the schema they were staged for, which only grows: only the other rows are planned. */
   private batch(sourceId: string, items: Pending[]): AppendBatch {
-    const planned = planRows(this.warehouse.schema(sourceId), items.flatMap((pending) => pending.rows), { maxFields: this.maxFieldsPerSource });
-    const staged = items.flatMap((pending) => (pending.staged ? [pending.staged] : []));
+    // Loops, not flatMap: a fold of single events has tens of thousands of items.
+    const rows: LogRow[] = [];
+    const staged: StagedRows[] = [];
+    for (const pending of items) {
+      for (const row of pending.rows) rows.push(row);
+      if (pending.staged) staged.push(pending.staged);
+    }
+    const planned = planRows(this.warehouse.schema(sourceId), rows, { maxFields: this.maxFieldsPerSource });
     return { sourceId, rows: planned.rows, schema: planned.schema, ...(staged.length > 0 ? { staged } : {}) };
   }
 }

@@ -5,6 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { DATA_FORMAT, MARKER_FILE, SAWMILL_VERSION } from '../../src/data-format.ts';
+import { Journal } from '../../src/pipeline/journal.ts';
+import { planRows } from '../../src/warehouse/schema.ts';
+import { stageFittingRows } from '../../src/warehouse/staged-rows.ts';
 import pg from 'pg';
 import { freePort, spawnServer, startToExit, stopServer } from '../support/process.ts';
 import { postgresUnavailable, skipUnlessAvailable, startPostgres } from '../support/postgres.ts';
@@ -90,6 +93,29 @@ test('a format 1 data dir gets the logs endpoints, once: the others it has are l
   }
 });
 
+test('records a journal 1 Sawmill left unfolded are folded, and the dir is marked journal 2', async () => {
+  const dataDir = await copyOf('journal-1');
+  const markerPath = join(dataDir, MARKER_FILE);
+  await writeFile(markerPath, `${JSON.stringify({ ...DATA_FORMAT, journal: 1, written_by: '0.2.0' })}\n`);
+  // What a journal 1 Sawmill wrote: records of rows, and staged records whose header has no rows.
+  const catalog = JSON.parse(await readFile(join(dataDir, 'catalog.json'), 'utf8')) as { sources: Array<{ name: string; token: string }> };
+  const token = catalog.sources.find((source) => source.name === 'old.logs')!.token;
+  const { journal } = await Journal.open(join(dataDir, 'journal'), 1000);
+  const row = (n: number) => ({ id: `unfolded-${n}`, timestamp: Date.now() * 1000, event_message: `unfolded ${n}`, fields: { metadata: { n } } });
+  const { schema } = planRows(new Map(), [row(0)], { maxFields: 1000 });
+  await journal.append(token, { rows: [row(1)] });
+  await journal.append(token, { rows: [], staged: stageFittingRows([row(2), row(3)], schema)! });
+  await journal.close();
+  const server = await spawnServer({ SAWMILL_DATA_DIR: dataDir, SAWMILL_API_KEY: PRIVATE_KEY }, await freePort());
+  try {
+    const reply = await fetch(`${server.url}/api/endpoints/query/old.count`, { headers: { 'x-api-key': PRIVATE_KEY } });
+    assert.deepEqual(await reply.json(), { result: [{ n: 8 }] });
+    assert.equal(JSON.parse(await readFile(markerPath, 'utf8')).journal, 2);
+  } finally {
+    assert.equal(await stopServer(server), 0);
+  }
+});
+
 test('a data dir from a newer Sawmill is refused in one line, and left as it was', async () => {
   const dataDir = await copyOf('newer');
   const newer = `${JSON.stringify({ format: DATA_FORMAT.format + 1, journal: DATA_FORMAT.journal, catalog: DATA_FORMAT.catalog, written_by: '9.0.0' })}\n`;
@@ -98,7 +124,7 @@ test('a data dir from a newer Sawmill is refused in one line, and left as it was
   assert.equal(run.code, 1);
   assert.equal(
     run.stderr,
-    `sawmill: data dir ${dataDir} was written by Sawmill 9.0.0 (format ${DATA_FORMAT.format + 1}); this Sawmill ${SAWMILL_VERSION} reads format ${DATA_FORMAT.format}, journal 1, catalog 1 and older: run that version or newer, or restore a backup taken before the upgrade\n`,
+    `sawmill: data dir ${dataDir} was written by Sawmill 9.0.0 (format ${DATA_FORMAT.format + 1}); this Sawmill ${SAWMILL_VERSION} reads format ${DATA_FORMAT.format}, journal ${DATA_FORMAT.journal}, catalog ${DATA_FORMAT.catalog} and older: run that version or newer, or restore a backup taken before the upgrade\n`,
   );
   assert.equal(await readFile(join(dataDir, MARKER_FILE), 'utf8'), newer);
 });

@@ -77,7 +77,10 @@ export default async function ingestRoutes(app: FastifyInstance, { services }: {
 
   // Two log lines per request cost a tenth of the main thread at thousands of requests a second:
   // at the default level ingestion logs only what goes wrong; debug and trace log every request.
-  const options = REQUEST_LOG_LEVELS.has(app.log.level) ? {} : { logLevel: 'warn' as const };
+  // One logger serves every request then: a child per request at another level made pino build
+  // its log methods anew for each.
+  const quiet = app.log.child({}, { level: 'warn' });
+  const options = REQUEST_LOG_LEVELS.has(app.log.level) ? {} : { logLevel: 'warn' as const, childLoggerFactory: () => quiet };
   for (const prefix of PREFIXES) {
     for (const route of INGEST_ROUTES) app.post(route === 'logs' ? prefix : `${prefix}/${route}`, options, handler(route));
   }
