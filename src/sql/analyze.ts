@@ -55,6 +55,8 @@ interface RangeVariable {
   value?: SqlType;
   /** An UNNEST written without an alias: its struct fields are read as columns, never through its (made-up) name. */
   anonymous?: boolean;
+  /** A FROM subquery without an alias, which gets one when a subquery reads its columns (correlation). */
+  unnamed?: Extract<ir.Relation, { kind: 'subquery' }>;
 }
 
 interface Scope {
@@ -188,7 +190,7 @@ class Analyzer {
         // A FROM subquery sees the enclosing query's names (correlation), not this FROM's.
         const table = this.query(relation.query, ctes, scope.parent);
         // Without an alias its columns are still in scope, read unqualified.
-        scope.variables.push({ key: relation.alias?.toLowerCase() ?? '', printed: relation.alias ?? '', table });
+        scope.variables.push({ key: relation.alias?.toLowerCase() ?? '', printed: relation.alias ?? '', table, ...(relation.alias ? {} : { unnamed: relation }) });
         return;
       }
       case 'unnest': {
@@ -503,6 +505,9 @@ class Analyzer {
     if (found.kind === 'column') {
       // A field of an UNNEST element read without its alias: the alias is made explicit.
       if (found.variable.value && !found.variable.anonymous) expr.path = [found.variable.printed, ...expr.path];
+      // A column of an enclosing query, qualified: an engine could take it for a name of the
+      // subquery's own (DuckDB binds select-list aliases, and an unnamed UNNEST's column).
+      else if (found.correlated && found.variable.table) expr.path = [this.nameOf(found.variable), ...expr.path];
       const at = expr.path.length - fields.length - 1;
       expr.path[at] = found.column.name;
       this.qualified.set(expr, [found.variable.printed, found.column.name, ...fields]);
@@ -522,6 +527,17 @@ class Analyzer {
     }
     const suggestion = closestName(head, namesInScope(scope, items));
     throw semanticError(`Unrecognized name: ${head}${suggestion ? `; Did you mean ${suggestion}?` : ''}`, expr.at);
+  }
+
+  private correlatedSubqueries = 0;
+
+  /** A range variable's printed name, giving an unnamed FROM subquery one. */
+  private nameOf(variable: RangeVariable): string {
+    if (!variable.printed && variable.unnamed) {
+      variable.printed = `__correlated_${++this.correlatedSubqueries}`;
+      variable.unnamed.alias = variable.printed;
+    }
+    return variable.printed;
   }
 
   /**
@@ -578,7 +594,8 @@ class Analyzer {
 
 type Found =
   | { kind: 'variable'; variable: RangeVariable }
-  | { kind: 'column'; variable: RangeVariable; column: Column }
+  /** `correlated`: found in an enclosing query's scope. */
+  | { kind: 'column'; variable: RangeVariable; column: Column; correlated: boolean }
   | { kind: 'ambiguous' }
   | { kind: 'open' }
   | { kind: 'none' };
@@ -595,7 +612,7 @@ function lookup(name: string, scope: Scope): Found {
       return column ? [{ variable: candidate, column }] : [];
     });
     if (columns.length > 1 && !level.using?.has(key)) return { kind: 'ambiguous' };
-    if (columns[0]) return { kind: 'column', ...columns[0] };
+    if (columns[0]) return { kind: 'column', ...columns[0], correlated: level !== scope };
     if (level.variables.some((candidate) => candidate.table?.open)) open = true;
     const fields = level.variables.flatMap((candidate) => {
       const struct = candidate.value ? structOf(candidate.value) : undefined;
@@ -603,7 +620,7 @@ function lookup(name: string, scope: Scope): Found {
       return column ? [{ variable: candidate, column }] : [];
     });
     if (fields.length > 1) return { kind: 'ambiguous' };
-    if (fields[0]) return { kind: 'column', ...fields[0] };
+    if (fields[0]) return { kind: 'column', ...fields[0], correlated: level !== scope };
     if (level.variables.some((candidate) => candidate.value?.kind === 'unknown')) open = true;
     // Names the enclosing query may hold are looked up there only when nothing here could hold them.
     if (open) return { kind: 'open' };

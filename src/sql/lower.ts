@@ -506,8 +506,8 @@ export class Lowering {
     this.refuseAliasColumns(ast.alias);
     const arrayAst = ast.array_exprs[0];
     const array = this.expr(arrayAst, scope);
-    // BigQuery's implicit alias of UNNEST(path) is the path's last name.
-    const alias = ast.alias?.name.value ?? (array.kind === 'ref' ? array.path[array.path.length - 1] : undefined);
+    // `FROM UNNEST(x)` has no implicit alias (ZetaSQL's alias rules): inside it, `x` is still the array.
+    const alias = ast.alias?.name.value;
     const offsetAlias = ast.with_offset ? (ast.with_offset_alias?.value ?? 'offset') : undefined;
     const offset = offsetAlias ? { offsetAlias } : {};
     // Without an alias the elements have no name; a struct element's fields are columns.
