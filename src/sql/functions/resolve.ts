@@ -38,7 +38,22 @@ export function resolveCall(name: string, entry: FunctionEntry, args: readonly C
     else if (match.cost === best.cost && !sameType(match.call.result, best.call.result)) best.call.result = UNKNOWN;
   });
   if (best) return { ok: true, call: best.call };
-  return { ok: false, message: noMatchingSignature(name, entry, args, named) };
+  return { ok: false, message: notConstant(name, entry, args, named) ?? noMatchingSignature(name, entry, args, named) };
+}
+
+/**
+ * BigQuery's refusal of a call that would match but for an argument that must be a literal
+ * (a JSONPath): `Argument 2 to JSON_VALUE must be a literal or query parameter`.
+ */
+function notConstant(name: string, entry: FunctionEntry, args: readonly CallArgument[], named: ReadonlyMap<string, CallArgument>): string | undefined {
+  for (const signature of entry.signatures) {
+    const relaxed = { ...signature, params: signature.params.map((param) => ({ ...param, constant: false })) };
+    if (!matchSignature(relaxed, args, named)) continue;
+    const positional = assignPositional(signature.params, args.length) ?? [];
+    const index = args.findIndex((arg, position) => positional[position]?.constant && !isConstant(arg.expr));
+    if (index >= 0) return `Argument ${index + 1} to ${name.toUpperCase()} must be a literal or query parameter`;
+  }
+  return undefined;
 }
 
 interface Match {
@@ -92,8 +107,8 @@ function matchSignature(signature: Signature, args: readonly CallArgument[], nam
       targets.push(UNKNOWN);
       continue;
     }
-    // ANY takes the argument as it is: renderings see its own type (FORMAT prints by it).
-    const target = param.type.kind === 'any' ? arg.type.type : instantiate(param.type, bindings);
+    // ANY takes the argument as it is: renderings see its own type (FORMAT prints by it, TO_JSON encodes by it).
+    const target = ownWhereAny(param.type, arg.type.type, instantiate(param.type, bindings));
     const step = coercionCost(arg.type, target) ?? (param.cast ? castCost(arg.type, target) : undefined);
     if (step === undefined) return undefined;
     cost += step;
@@ -102,6 +117,13 @@ function matchSignature(signature: Signature, args: readonly CallArgument[], nam
   const namedTargets: Record<string, SqlType> = {};
   [...named.keys()].forEach((name, index) => (namedTargets[name] = targets[args.length + index]!));
   return { call: { args: targets.slice(0, args.length), named: namedTargets, result: instantiate(signature.result, bindings) }, cost };
+}
+
+/** Where the pattern takes any type (`ANY`, `ARRAY<ANY>`), the argument keeps its own: TO_JSON reads it. */
+function ownWhereAny(pattern: TypePattern, own: SqlType, target: SqlType): SqlType {
+  if (pattern.kind === 'any' || pattern.kind === 'any_struct') return own;
+  if (pattern.kind === 'array' && own.kind === 'array' && target.kind === 'array') return { kind: 'array', element: ownWhereAny(pattern.element, own.element, target.element) };
+  return target;
 }
 
 /** Date parts only where a date part is taken, and the part must be one the signature allows. */
