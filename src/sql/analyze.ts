@@ -87,7 +87,12 @@ class Analyzer {
     for (const cte of query.ctes) ctes.set(cte.name.toLowerCase(), this.query(cte.query, ctes, undefined));
     const { shape, scope, items } = this.setExpr(query.body, ctes, parent);
     // ORDER BY of a set operation names its output columns; only a plain SELECT's is resolved here.
-    if (scope) for (const item of query.orderBy) this.resolve(item.expr, scope, ctes, items);
+    if (scope) {
+      for (const item of query.orderBy) {
+        const type = item.expr.kind === 'position' ? (shape.columns[item.expr.position - 1]?.type ?? UNKNOWN) : this.resolve(item.expr, scope, ctes, items);
+        refuseJson(type, `ORDER BY does not support expressions of type ${describeType(type)}`, item.expr);
+      }
+    }
     for (const { expr } of query.orderBy) {
       if (expr.kind === 'position' && !shape.open && expr.position > shape.columns.length) throw invalidSql(`position ${expr.position} is not in the select list`);
     }
@@ -118,7 +123,9 @@ class Analyzer {
     const items: ir.SelectItem[] = [];
     for (const item of select.items) {
       if (item.kind === 'expr') {
-        columns.push({ name: item.alias, type: this.resolve(item.expr, scope, ctes) });
+        const type = this.resolve(item.expr, scope, ctes);
+        if (select.distinct) refuseJson(type, `Column ${item.alias} of type ${describeType(type)} cannot be used in SELECT DISTINCT`, item.expr);
+        columns.push({ name: item.alias, type });
         items.push(item);
         continue;
       }
@@ -129,14 +136,17 @@ class Analyzer {
       else open = true;
     }
     select.items = items;
-    if (select.asStruct) return { shape: { columns: [this.asStruct(select, columns)], open: false }, scope: this.rest(select, scope, ctes) };
-    return { shape: { columns, open }, scope: this.rest(select, scope, ctes) };
+    if (select.asStruct) return { shape: { columns: [this.asStruct(select, columns)], open: false }, scope: this.rest(select, scope, ctes, columns) };
+    return { shape: { columns, open }, scope: this.rest(select, scope, ctes, columns) };
   }
 
   /** The clauses after the select list. */
-  private rest(select: ir.Select, scope: Scope, ctes: CteShapes): Scope {
+  private rest(select: ir.Select, scope: Scope, ctes: CteShapes, columns: Column[]): Scope {
     if (select.where) this.resolve(select.where, scope, ctes);
-    for (const expr of select.groupBy) this.resolve(expr, scope, ctes, select.items);
+    for (const expr of select.groupBy) {
+      const type = expr.kind === 'position' ? (columns[expr.position - 1]?.type ?? UNKNOWN) : this.resolve(expr, scope, ctes, select.items);
+      refuseJson(type, `Grouping by expressions of type ${describeType(type)} is not allowed`, expr.kind === 'position' ? projectionAt(select, expr.position) : expr);
+    }
     if (select.having) this.resolve(select.having, scope, ctes, select.items);
     if (select.qualify) this.resolve(select.qualify, scope, ctes, select.items);
     this.checkGrouping(select, scope);
@@ -343,6 +353,8 @@ class Analyzer {
       case 'binary': {
         const left = recurse(expr.left);
         const right = recurse(expr.right);
+        const comparison = COMPARISON_NAMES[expr.op];
+        if (comparison) for (const type of [left, right]) refuseJson(type, `${comparison} is not defined for arguments of type ${describeType(type)}`, expr);
         return binaryType(expr.op, left, right);
       }
       case 'not':
@@ -352,27 +364,39 @@ class Analyzer {
       case 'negate':
         return recurse(expr.expr);
       case 'distinct_from':
-        recurse(expr.left);
-        recurse(expr.right);
+        for (const side of [expr.left, expr.right]) {
+          const type = recurse(side);
+          refuseJson(type, `Grouping is not defined for arguments of type ${describeType(type)}`, expr);
+        }
         return scalar('BOOL');
       case 'like':
         recurse(expr.expr);
         recurse(expr.pattern);
         return scalar('BOOL');
       case 'between':
-        [expr.expr, expr.low, expr.high].forEach(recurse);
+        for (const side of [expr.expr, expr.low, expr.high]) {
+          const type = recurse(side);
+          refuseJson(type, `BETWEEN is not defined for arguments of type ${describeType(type)}`, expr);
+        }
         return scalar('BOOL');
       case 'in_list':
-        [expr.expr, ...expr.list].forEach(recurse);
+        for (const side of [expr.expr, ...expr.list]) {
+          const type = recurse(side);
+          refuseJson(type, `IN is not defined for arguments of type ${describeType(type)}`, expr);
+        }
         return scalar('BOOL');
-      case 'in_unnest':
-        recurse(expr.expr);
+      case 'in_unnest': {
+        const type = recurse(expr.expr);
         recurse(expr.array);
+        refuseJson(type, `IN is not defined for arguments of type ${describeType(type)}`, expr);
         return scalar('BOOL');
-      case 'in_subquery':
-        recurse(expr.expr);
+      }
+      case 'in_subquery': {
+        const type = recurse(expr.expr);
         this.query(expr.query, ctes, inner);
+        refuseJson(type, `Cannot execute IN subquery with uncomparable types ${describeType(type)} and ${describeType(type)}`, expr);
         return scalar('BOOL');
+      }
       case 'exists':
         this.query(expr.query, ctes, inner);
         return scalar('BOOL');
@@ -412,16 +436,19 @@ class Analyzer {
         return { kind: 'struct', fields: expr.fields.map((field, index) => ({ name: field.name ?? `_field_${index + 1}`, type: recurse(field.value) })) };
       case 'field': {
         const base = recurse(expr.base);
+        if (isJson(base)) return this.jsonSubscript(expr, expr.base, { kind: 'string', value: expr.name }, scalar('STRING'));
         expr.name = declaredField(base, expr.name);
         return fieldType(base, expr.name, undefined);
       }
       case 'field_at': {
         const base = recurse(expr.base);
+        if (isJson(base)) return this.jsonSubscript(expr, expr.base, { kind: 'number', text: String(expr.position) }, scalar('INT64'));
         return base.kind === 'struct' ? (base.fields[expr.position]?.type ?? UNKNOWN) : UNKNOWN;
       }
       case 'subscript': {
         const base = recurse(expr.base);
-        recurse(expr.index);
+        const index = recurse(expr.index);
+        if (isJson(base)) return this.jsonSubscriptOf(expr, index);
         return base.kind === 'array' ? base.element : UNKNOWN;
       }
       case 'map_subscript': {
@@ -462,6 +489,10 @@ class Analyzer {
    * refused in BigQuery's words.
    */
   private call(expr: Extract<ir.Expr, { kind: 'call' }>, args: CallArgument[], named: Map<string, CallArgument>): SqlType {
+    for (const arg of args) {
+      if (expr.distinct) refuseJson(arg.type.type, `Aggregate functions with DISTINCT cannot be used with arguments of type ${describeType(arg.type.type)}`, expr);
+      if (ORDERING_FUNCTIONS.has(expr.fn)) refuseJson(arg.type.type, `${expr.fn.toUpperCase()} is not defined for arguments of type ${describeType(arg.type.type)}`, expr);
+    }
     const entry = functionEntry(expr.fn);
     const resolution = resolveCall(expr.fn, entry, args, named);
     if (!resolution.ok) throw semanticError(resolution.message, expr.at);
@@ -475,8 +506,14 @@ class Analyzer {
   }
 
   private window(over: ir.WindowSpec, recurse: (expr: ir.Expr) => SqlType): void {
-    over.partitionBy.forEach(recurse);
-    over.orderBy.forEach((item) => recurse(item.expr));
+    for (const expr of over.partitionBy) {
+      const type = recurse(expr);
+      refuseJson(type, `Partitioning by expressions of type ${describeType(type)} is not allowed`, expr);
+    }
+    for (const item of over.orderBy) {
+      const type = recurse(item.expr);
+      refuseJson(type, `Ordering by expressions of type ${describeType(type)} is not allowed`, item.expr);
+    }
     for (const bound of [over.frame?.start, over.frame?.end]) {
       if (bound && (bound.kind === 'preceding' || bound.kind === 'following')) recurse(bound.offset);
     }
@@ -490,7 +527,7 @@ class Analyzer {
       const { variable } = found;
       expr.path = [variable.printed, ...fields];
       this.qualified.set(expr, expr.path);
-      if (variable.value) return this.fields(variable.value, expr.path, 1, expr.at);
+      if (variable.value) return this.fields(variable.value, expr, 1);
       if (!variable.table || variable.table.open) return UNKNOWN;
       const [first] = fields;
       if (first === undefined) return { kind: 'struct', fields: variable.table.columns };
@@ -500,7 +537,7 @@ class Analyzer {
         throw semanticError(`Name ${first} not found inside ${head}${suggestion ? `; Did you mean ${suggestion}?` : ''}`, expr.at);
       }
       expr.path[1] = column.name;
-      return this.fields(column.type, expr.path, 2, expr.at);
+      return this.fields(column.type, expr, 2);
     }
     if (found.kind === 'column') {
       // A field of an UNNEST element read without its alias: the alias is made explicit.
@@ -511,7 +548,7 @@ class Analyzer {
       const at = expr.path.length - fields.length - 1;
       expr.path[at] = found.column.name;
       this.qualified.set(expr, [found.variable.printed, found.column.name, ...fields]);
-      return this.fields(found.column.type, expr.path, at + 1, expr.at);
+      return this.fields(found.column.type, expr, at + 1);
     }
     // A SELECT-list alias, where the clause may read them: replaced by what it names.
     const aliased = items ? selectAlias(items, head) : undefined;
@@ -541,17 +578,53 @@ class Analyzer {
   }
 
   /**
-   * The type at the end of `path` (from index `from`) from `type`, refusing a field the type does
-   * not have. Each field is written as it is declared: BigQuery's names are not case-sensitive,
-   * ClickHouse's are.
+   * The type at the end of the ref's path (from index `from`) from `type`, refusing a field the
+   * type does not have. Each field is written as it is declared: BigQuery's names are not
+   * case-sensitive, ClickHouse's are. Where a value on the way is JSON, the rest of the path reads
+   * its members (`payload.user.id`): the ref ends there and each member becomes a json_subscript call.
    */
-  private fields(type: SqlType, path: string[], from: number, at: Position | undefined): SqlType {
+  private fields(type: SqlType, expr: Extract<ir.Expr, { kind: 'ref' }>, from: number): SqlType {
+    const path = expr.path;
     let current = type;
     for (let index = from; index < path.length; index++) {
+      if (isJson(current)) return this.jsonMembers(expr, path.length - index);
       path[index] = declaredField(current, path[index]!);
-      current = fieldType(current, path[index]!, at);
+      current = fieldType(current, path[index]!, expr.at);
     }
     return current;
+  }
+
+  /** The last `count` names of the ref's path as JSON members of the rest. */
+  private jsonMembers(expr: Extract<ir.Expr, { kind: 'ref' }>, count: number): SqlType {
+    const members = expr.path.slice(expr.path.length - count);
+    const base: ir.Expr = { kind: 'ref', path: expr.path.slice(0, expr.path.length - count), ...(expr.at ? { at: expr.at } : {}) };
+    const qualified = this.qualified.get(expr);
+    if (qualified) this.qualified.set(base, qualified.slice(0, qualified.length - count));
+    let node: ir.Expr = base;
+    for (const name of members) {
+      const member: ir.Expr = { kind: 'call', fn: 'json_subscript', args: [], distinct: false };
+      this.jsonSubscript(member, node, { kind: 'string', value: name }, scalar('STRING'));
+      node = member;
+    }
+    replaceNode(expr, node);
+    return scalar('JSON');
+  }
+
+  /** `json[key]` or `json[index]` (and `json.key`), made the json_subscript call `target` becomes. */
+  private jsonSubscript(target: ir.Expr, base: ir.Expr, key: ir.Expr, keyType: SqlType): SqlType {
+    const at = firstPosition(base);
+    const call: Extract<ir.Expr, { kind: 'call' }> = { kind: 'call', fn: 'json_subscript', args: [base, key], distinct: false, ...(at ? { at } : {}) };
+    const type = this.call(call, [{ expr: base, type: { type: scalar('JSON') } }, { expr: key, type: argumentType(key, keyType) }], new Map());
+    replaceNode(target, call);
+    return type;
+  }
+
+  /** BigQuery reads JSON with a bare subscript, `json[0]` or `json['key']`: a STRING key or an INT64 index. */
+  private jsonSubscriptOf(expr: Extract<ir.Expr, { kind: 'subscript' }>, index: SqlType): SqlType {
+    const written = expr.bare ? undefined : `${expr.mode.toUpperCase()}(INT64)`;
+    const fits = index.kind === 'unknown' || (index.kind === 'scalar' && (index.name === 'STRING' || index.name === 'INT64'));
+    if (written || !fits) throw semanticError(`Subscript access using [${written ?? describeType(index)}] is not supported on values of type JSON`, firstPosition(expr.index));
+    return this.jsonSubscript(expr, expr.base, expr.index, index);
   }
 
   // ---- grouping --------------------------------------------------------------------------------
@@ -681,6 +754,38 @@ function fieldType(type: SqlType, name: string, at: Position | undefined): SqlTy
   const suggestion = closestName(name, struct.fields.map((candidate) => candidate.name));
   throw semanticError(`Field name ${name} does not exist in ${describeType(struct)}${suggestion ? `; Did you mean ${suggestion}?` : ''}`, at);
 }
+
+function isJson(type: SqlType): boolean {
+  return type.kind === 'scalar' && type.name === 'JSON';
+}
+
+/** Whether a value of this type holds JSON, which BigQuery neither compares, groups nor orders. */
+function containsJson(type: SqlType): boolean {
+  if (type.kind === 'array') return containsJson(type.element);
+  if (type.kind === 'struct') return type.fields.some((field) => containsJson(field.type));
+  return isJson(type);
+}
+
+/** BigQuery's refusal of JSON where values are compared, grouped or ordered, at `expr`'s position. */
+function refuseJson(type: SqlType, message: string, expr: ir.Expr | undefined): void {
+  if (containsJson(type)) throw semanticError(message, expr && firstPosition(expr));
+}
+
+/** Where the first name or call of `expr` was written, if known. */
+function firstPosition(expr: ir.Expr): Position | undefined {
+  if ((expr.kind === 'ref' || expr.kind === 'call' || expr.kind === 'map_subscript') && expr.at) return expr.at;
+  for (const child of childrenOf(expr)) {
+    const found = firstPosition(child);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** BigQuery's names of the comparison operators in its refusals. */
+const COMPARISON_NAMES: Partial<Record<ir.BinaryOperator, string>> = { '=': 'Equality', '!=': 'Inequality', '<': 'Less than', '<=': 'Less than', '>': 'Greater than', '>=': 'Greater than' };
+
+/** Functions that order their arguments' values. */
+const ORDERING_FUNCTIONS: ReadonlySet<FunctionName> = new Set<FunctionName>(['min', 'max', 'greatest', 'least']);
 
 function elementOf(type: SqlType): SqlType {
   return type.kind === 'array' ? type.element : UNKNOWN;

@@ -1,3 +1,4 @@
+import type { Position } from './ast.ts';
 import type { SqlType } from './catalog.ts';
 import type { BigQueryFunction, FunctionName } from './functions/index.ts';
 import type * as ir from './ir.ts';
@@ -31,6 +32,10 @@ export interface CallParts {
   having?: { max: boolean; value: string };
   /** Printed named arguments (`mode => 'x'`), by name. */
   named: Readonly<Record<string, string>>;
+  /** The named arguments as written (a literal option is read at save), by name. */
+  rawNamed: Readonly<Record<string, ir.Expr>>;
+  /** Where the function's name was written, for a rendering's refusal. */
+  at?: Position;
   /**
    * The type each argument has after the analyzer resolved the call (coercions applied), and
    * the result's; UNKNOWN where the analyzer could not know (a source's field not seen yet).

@@ -222,7 +222,8 @@ export type Expr =
   | { kind: 'array'; elements: Expr[] }
   | { kind: 'struct'; fields: Array<{ name?: string; value: Expr }> }
   | { kind: 'field'; base: Expr; name: string }
-  | { kind: 'subscript'; base: Expr; index: Expr; mode: SubscriptMode }
+  /** `bare`: written `[i]`, not `[OFFSET(i)]` (JSON takes only the bare form). */
+  | { kind: 'subscript'; base: Expr; index: Expr; mode: SubscriptMode; bare?: boolean }
   /** `t[0]` on a value table's row (a range variable): the struct field at that 0-based position. */
   | { kind: 'field_at'; base: Expr; position: number }
   | {

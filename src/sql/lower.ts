@@ -45,6 +45,7 @@ import { closestName } from './catalog.ts';
 import { BIGQUERY_FUNCTIONS, datePartPositions, enumPositions, lookupFunction, outOfScopeFamily, type Clause, type FunctionEntry } from './functions/index.ts';
 import type * as ir from './ir.ts';
 import { parameterName } from './parameters.ts';
+import { jsonText, JsonSyntaxError, parseJson } from './json/value.ts';
 import { invalidSql } from './parse.ts';
 
 export interface LowerOptions {
@@ -773,6 +774,7 @@ export class Lowering {
     const type = this.typeName(ast.data_type, ast);
     const literal = this.value(ast.value.value, ast);
     if (typeof type !== 'string' || literal.kind !== 'string') throw invalidSql('this typed literal is not supported', positionOf(ast));
+    if (type === 'JSON') return { kind: 'typed_literal', type, value: jsonLiteral(literal.value, positionOf(ast)) };
     return { kind: 'typed_literal', type, value: literal.value };
   }
 
@@ -842,7 +844,7 @@ export class Lowering {
         return { kind: 'quantile', expr: base.expr, fraction: offset / base.buckets, ...(base.over ? { over: base.over } : {}) };
       }
     }
-    return { kind: 'subscript', base, index: this.expr(inner, scope), mode };
+    return { kind: 'subscript', base, index: this.expr(inner, scope), mode, ...(inner === indexAst ? { bare: true } : {}) };
   }
 
   protected cast(ast: ExprVariants['Cast'], scope: Scope): ir.Expr {
@@ -1208,6 +1210,16 @@ function resolveWindow(spec: AstWindowSpec, windows: ReadonlyMap<string, AstWind
   if (spec.partition_by.length > 0) throw invalidSql(`a window built on ${spec.window_name.value} cannot have its own PARTITION BY`);
   const frame = spec.window_frame ?? base.window_frame;
   return { partition_by: base.partition_by, order_by: spec.order_by.length > 0 ? spec.order_by : base.order_by, ...(frame ? { window_frame: frame } : {}) };
+}
+
+/** A JSON literal's text as BigQuery holds it (keys sorted, the first of duplicates kept), or BigQuery's refusal. */
+function jsonLiteral(text: string, position: Position | undefined): string {
+  try {
+    return jsonText(parseJson(text));
+  } catch (error) {
+    if (error instanceof JsonSyntaxError) throw semanticError(`Invalid JSON literal: ${error.message}`, position);
+    throw error;
+  }
 }
 
 /** The `at` of a ref, when the parser gave a position. */

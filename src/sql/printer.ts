@@ -392,6 +392,8 @@ export abstract class SqlPrinter {
       safe: expr.safe === true,
       ...(expr.having ? { having: { max: expr.having.max, value: this.expr(expr.having.expr) } } : {}),
       named: Object.fromEntries((expr.named ?? []).map(({ name, value }) => [name, this.expr(value)])),
+      rawNamed: Object.fromEntries((expr.named ?? []).map(({ name, value }) => [name, value])),
+      ...(expr.at ? { at: expr.at } : {}),
       types: expr.resolved?.args ?? expr.args.map(() => UNKNOWN),
       result: expr.resolved?.result ?? UNKNOWN,
     });

@@ -6,6 +6,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
+import { RawJson } from './json-results.ts';
 
 /** A number when it is exact as one, else the bigint. */
 export function exactInteger(value: bigint | number | string): number | bigint {
@@ -15,13 +16,23 @@ export function exactInteger(value: bigint | number | string): number | bigint {
 
 const [MIN_SAFE, MAX_SAFE] = [BigInt(Number.MIN_SAFE_INTEGER), BigInt(Number.MAX_SAFE_INTEGER)];
 
-/** Each bigint becomes a string marked with a token no value can hold (fresh per call), then its digits. */
+/**
+ * Each bigint becomes a string marked with a token no value can hold (fresh per call), then its
+ * digits; each JSON value (RawJson) its JSON text.
+ */
 export function stringifyExact(rows: unknown): string {
   let mark: string | undefined;
-  const text = JSON.stringify(rows, (_key, value: unknown) => {
+  const texts: string[] = [];
+  const text = JSON.stringify(rows, function (this: Record<string, unknown>, key, value: unknown) {
+    const original = this[key];
+    if (original instanceof RawJson) {
+      mark ??= randomUUID();
+      return `${mark}j${texts.push(original.text) - 1}`;
+    }
     if (typeof value !== 'bigint') return value;
     mark ??= randomUUID();
     return `${mark}${value}`;
   });
-  return mark === undefined ? text : text.replace(new RegExp(`"${mark}(-?\\d+)"`, 'g'), '$1');
+  if (mark === undefined) return text;
+  return text.replace(new RegExp(`"${mark}(?:j(\\d+)|(-?\\d+))"`, 'g'), (_, json: string | undefined, digits: string) => (json !== undefined ? texts[Number(json)]! : digits));
 }

@@ -35,7 +35,7 @@ const context: TranslateContext = {
 async function run(bigQuerySql: string): Promise<unknown[][]> {
   const { sql } = translate(bigQuerySql, duckdbDialect, context);
   const reader = await fixture.connection.runAndReadAll(sql);
-  return reader.getRows().map((row) => row.map(plainValue));
+  return reader.getRows().map((row) => row.map((value) => plainValue(value)));
 }
 
 function refusal(bigQuerySql: string): { message: string; details: unknown } {

@@ -19,7 +19,9 @@ defineCorpus(async () => {
       const values: Record<string, string | null> = {};
       for (const name of translation.parameters) values[name] = testCase.params[name] ?? null;
       const lines = await fixture.warehouse.queryCompact(translation.sql, values, { timeoutMs: 30_000, maxRows: 10_000 });
-      return { ...convertCompact(lines, 'iso'), sql: translation.sql };
+      const { columns, rows } = convertCompact(lines, 'iso');
+      // JSON values (RawJson) as the values they hold.
+      return { columns, rows: JSON.parse(JSON.stringify(rows)) as unknown[][], sql: translation.sql };
     },
     close: () => fixture.close(),
   };

@@ -24,7 +24,7 @@ defineCorpus(async () => {
       const prepared = await fixture.connection.prepare(translation.sql);
       prepared.bind(values);
       const reader = await prepared.runAndReadAll();
-      return { columns: reader.columnNames(), rows: reader.getRows().map((row) => row.map(plainValue)), sql: translation.sql };
+      return { columns: reader.columnNames(), rows: reader.getRows().map((row) => row.map((value, index) => plainValue(value, reader.columnType(index)))), sql: translation.sql };
     },
     close: () => fixture.close(),
   };

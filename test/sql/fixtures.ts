@@ -13,13 +13,17 @@ import {
   DuckDBDateValue,
   DuckDBDecimalValue,
   DuckDBInstance,
+  DuckDBListType,
   DuckDBListValue,
+  DuckDBStructType,
   DuckDBStructValue,
   DuckDBTimestampTZValue,
   DuckDBTimestampValue,
+  type DuckDBType,
 } from '@duckdb/node-api';
 import { shapeOfSource, type TableShape } from '../../src/sql/index.ts';
 import { registerJsFunctions } from '../../src/warehouse/duckdb/functions/udfs.ts';
+import { jsonResult } from '../../src/warehouse/json-results.ts';
 import type { FieldType, RecordFields } from '../../src/warehouse/types.ts';
 // The repository's copy of the Supabase sample events (the ones provisioning reads).
 import { sample as supabaseSample } from '../support/samples.ts';
@@ -197,8 +201,14 @@ async function loadSource(connection: DuckDBConnection, source: FixtureSource, d
 }
 
 /** DuckDB values → plain JSON-like values comparable with the corpus's expected rows. */
-export function plainValue(value: unknown): Json {
+export function plainValue(value: unknown, type?: DuckDBType): Json {
   if (value === null || value === undefined) return null;
+  // JSON (an alias of VARCHAR) as the JSON value it holds, read as the service reads it.
+  if (type?.alias === 'JSON') return JSON.parse(jsonResult(String(value)).text) as Json;
+  if (type instanceof DuckDBListType && value instanceof DuckDBListValue) return value.items.map((item) => plainValue(item, type.valueType));
+  if (type instanceof DuckDBStructType && value instanceof DuckDBStructValue) {
+    return Object.fromEntries(Object.entries(value.entries).map(([key, child]) => [key, plainValue(child, type.entryTypes[type.entryNames.indexOf(key)])]));
+  }
   if (typeof value === 'bigint') return Number(value);
   // Infinity and NaN as the endpoint's reply writes them (BigQuery's API spelling).
   if (typeof value === 'number' && !Number.isFinite(value)) return Number.isNaN(value) ? 'NaN' : value > 0 ? 'Infinity' : '-Infinity';
@@ -207,7 +217,7 @@ export function plainValue(value: unknown): Json {
   if (value instanceof DuckDBTimestampValue) return isoFromMicros(value.micros, '');
   if (value instanceof DuckDBDateValue) return value.toString();
   if (value instanceof DuckDBDecimalValue) return Number(value.toString());
-  if (value instanceof DuckDBListValue) return value.items.map(plainValue);
+  if (value instanceof DuckDBListValue) return value.items.map((value) => plainValue(value));
   if (value instanceof DuckDBStructValue) {
     return Object.fromEntries(Object.entries(value.entries).map(([key, child]) => [key, plainValue(child)]));
   }

@@ -17,7 +17,7 @@ async function rows(sql: string, values: Record<string, string | null> = {}): Pr
   const prepared = await fixture.connection.prepare(sql);
   prepared.bind(values);
   const reader = await prepared.runAndReadAll();
-  return reader.getRows().map((row) => row.map(plainValue));
+  return reader.getRows().map((row) => row.map((value) => plainValue(value)));
 }
 
 const LOGS_ALL_LIKE = `

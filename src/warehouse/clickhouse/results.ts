@@ -1,5 +1,9 @@
 import { exactInteger } from '../exact-json.ts';
+import { jsonResult } from '../json-results.ts';
 import { parseType, unwrap, type TypeNode } from './types.ts';
+
+/** The name of the one element of the tuple a JSON result value is wrapped in. */
+export const JSON_MARKER = 'sawmill_json';
 
 /**
  * Query results in the same wire shape as the DuckDB warehouse: TIMESTAMP as integer
@@ -82,6 +86,13 @@ function converterFor(node: TypeNode, times: TimeRendering = 'wire', exact = fal
       return nullSafe((value) => (value as unknown[]).map(element));
     }
     case 'Tuple': {
+      // A JSON value, marked so by the printer (sql-generator.ts print).
+      if (type.args.length === 1 && type.args[0]!.name === JSON_MARKER) {
+        return nullSafe((value) => {
+          const text = Array.isArray(value) ? value[0] : (value as Record<string, unknown>)[JSON_MARKER];
+          return typeof text === 'string' ? jsonResult(text) : null;
+        });
+      }
       const elements = type.args.map((arg) => ({ name: arg.name, convert: converterFor(arg.type, times, exact) }));
       if (elements.every((element) => element.name !== undefined)) {
         return nullSafe((value) => {

@@ -25,13 +25,14 @@
 
 import { conjunctsOf, isBooleanShaped, namesUsedBy } from '../../sql/analysis.ts';
 import type { SqlDialect } from '../../sql/dialect.ts';
-import type { TableShape } from '../../sql/catalog.ts';
+import type { SqlType, TableShape } from '../../sql/catalog.ts';
 import type { FunctionName } from '../../sql/functions/index.ts';
 import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
 import { type ExprOf, type JoinStep, type PlannedFrom, SqlPrinter, isNonZeroNumber, starExpandsUnnestElements, structFieldName, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
 import { planArrayJoins } from './array-join.ts';
 import { CLICKHOUSE_FUNCTIONS, intervalUnit, SAFE_FUNCTIONS } from './functions/index.ts';
+import { JSON_MARKER } from './results.ts';
 
 export function quoteIdentifier(name: string): string {
   return `\`${name.replaceAll('\\', '\\\\').replaceAll('`', '\\`')}\``;
@@ -298,6 +299,14 @@ class ClickHousePrinter extends SqlPrinter {
     return `base64Encode(${value})`;
   }
 
+  /**
+   * JSON is text in a String here: a JSON output value (also in an array or a struct) is wrapped
+   * in a one-element tuple named for it, which results.ts reads back as JSON.
+   */
+  protected override outputValue(column: string, type: SqlType): string | undefined {
+    return containsJson(type) ? markJson(column, type) : super.outputValue(column, type);
+  }
+
   protected override typedLiteral(type: ir.ScalarTypeName, quoted: string): string {
     switch (type) {
       case 'TIMESTAMP':
@@ -476,6 +485,29 @@ class ClickHousePrinter extends SqlPrinter {
     const fractions = Array.from({ length: expr.buckets + 1 }, (_, index) => index / expr.buckets);
     return `quantiles(${fractions.join(', ')})(${this.expr(expr.expr)})${this.over(expr.over)}`;
   }
+}
+
+function containsJson(type: SqlType): boolean {
+  if (type.kind === 'array') return containsJson(type.element);
+  if (type.kind === 'struct') return type.fields.some((field) => containsJson(field.type));
+  return type.kind === 'scalar' && type.name === 'JSON';
+}
+
+/** `value` with each JSON in it wrapped as results.ts reads JSON (JSON_MARKER). */
+function markJson(value: string, type: SqlType, depth = 0): string {
+  // identity(): tuple() of a bare column names its element after it, and CAST would match that name.
+  if (type.kind === 'scalar') return `CAST(tuple(identity(${value})), 'Tuple(${JSON_MARKER} Nullable(String))')`;
+  if (type.kind === 'array') {
+    const element = `__json_element${depth}`;
+    return `arrayMap(${element} -> ${markJson(element, type.element, depth + 1)}, ${value})`;
+  }
+  if (type.kind !== 'struct') return value;
+  const fields = type.fields.map((field, index) => {
+    const read = `tupleElement(${value}, ${index + 1})`;
+    return containsJson(field.type) ? markJson(read, field.type, depth + 1) : read;
+  });
+  const names = type.fields.map((field, index) => `${quoteString(`${quoteIdentifier(field.name)} `)}, toTypeName(${fields[index]})`);
+  return `CAST(tuple(${fields.map((field) => `identity(${field})`).join(', ')}), concat('Tuple(', ${names.join(", ', ', ")}, ')'))`;
 }
 
 /** The field names of an array literal whose elements are structs with every field named. */

@@ -11,6 +11,7 @@ import {
   DuckDBTimestampValue,
 } from '@duckdb/node-api';
 import { exactInteger, stringifyExact } from '../exact-json.ts';
+import { jsonResult } from '../json-results.ts';
 import type { ResultRow } from '../types.ts';
 import { quoteString } from './sql-generator.ts';
 import { quoteIdent } from './types.ts';
@@ -18,7 +19,7 @@ import { quoteIdent } from './types.ts';
 /**
  * Query results in the wire shape Logflare clients expect: TIMESTAMP (TIMESTAMPTZ here) as integer
  * microseconds, DATETIME (plain TIMESTAMP here) as an ISO string without zone, integers and decimals
- * as JSON numbers, records as arrays of objects.
+ * as JSON numbers, records as arrays of objects, JSON as JSON (json-results.ts).
  */
 
 type Wire = unknown;
@@ -151,7 +152,7 @@ export class ResultReader {
     }
     const reader = await run(sql, maxRows, params);
     this.learn(sql, reader);
-    return reader.convertRowObjects(exact ? exactConverter : resultConverter).slice(0, maxRows) as ResultRow[];
+    return withJsonValues(reader, reader.convertRowObjects(exact ? exactConverter : resultConverter).slice(0, maxRows) as ResultRow[]);
   }
 
   /** The rows `read` returns, as the text of a JSON array (numbers beyond 2^53 exact). */
@@ -177,6 +178,37 @@ export class ResultReader {
     if (this.notes.size >= this.maxStatements) this.notes.clear();
     this.notes.set(sql, { nested, wire });
   }
+}
+
+/**
+ * The rows with their JSON values (DuckDB's JSON type, an alias of VARCHAR, also in lists and
+ * structs) as JSON: convertRowObjects hands the converter types without their alias, so the
+ * columns' own types say where they are.
+ */
+function withJsonValues(reader: DuckDBResultReader, rows: ResultRow[]): ResultRow[] {
+  const names = reader.columnNames();
+  const json = names.map((name, index) => ({ name, type: reader.columnType(index) })).filter(({ type }) => holdsJson(type));
+  if (json.length === 0) return rows;
+  for (const row of rows as Array<Record<string, unknown>>) for (const { name, type } of json) row[name] = jsonValues(row[name], type);
+  return rows;
+}
+
+function holdsJson(type: DuckDBType): boolean {
+  if (type.alias === 'JSON') return true;
+  if (type instanceof DuckDBListType) return holdsJson(type.valueType);
+  if (type instanceof DuckDBStructType) return type.entryTypes.some(holdsJson);
+  return false;
+}
+
+function jsonValues(value: unknown, type: DuckDBType): unknown {
+  if (value === null || value === undefined) return null;
+  if (type.alias === 'JSON') return jsonResult(String(value));
+  if (type instanceof DuckDBListType) return (value as unknown[]).map((item) => jsonValues(item, type.valueType));
+  if (type instanceof DuckDBStructType) {
+    const record = value as Record<string, unknown>;
+    type.entryNames.forEach((name, index) => (record[name] = jsonValues(record[name], type.entryTypes[index]!)));
+  }
+  return value;
 }
 
 /** SQL that cannot be wrapped (a trailing comment, say) fails to parse or bind: undefined, to run it as is. */

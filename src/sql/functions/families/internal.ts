@@ -1,11 +1,17 @@
 /**
  * Functions of ClickHouse semantics that no BigQuery function has, which only the ClickHouse SQL
- * front end (src/sql/clickhouse/functions.ts) puts in a tree; BigQuery SQL cannot name them.
+ * front end (src/sql/clickhouse/functions.ts) puts in a tree, and the analyzer's own forms of
+ * BigQuery syntax; BigQuery SQL cannot name them.
  */
 
 import { aggregate, scalar, type Catalog } from '../entry.ts';
 
 export const INTERNAL_FUNCTIONS = {
+  /**
+   * BigQuery's `json.key`, `json['key']` and `json[0]` (the analyzer's rewriting of field access
+   * and subscripts on JSON): the member or element, NULL where there is none.
+   */
+  json_subscript: scalar('internal', ['(JSON, STRING) -> JSON', '(JSON, INT64) -> JSON']),
   /** ClickHouse's length(x): bytes of a string, elements of an array. */
   length_of: scalar('internal', ['(STRING) -> INT64', '(ARRAY<T1>) -> INT64']),
   /** 1-based byte offset of the needle, 0 when absent (ClickHouse's `position`). */

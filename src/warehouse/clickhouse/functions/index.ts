@@ -55,6 +55,14 @@ export const SAFE_FUNCTIONS: ReadonlySet<FunctionName> = new Set<FunctionName>([
   'array_slice',
   'array_to_string',
   'generate_date_array',
+  // JSON: every runtime error is the rendering's own check (render.ts failIf).
+  'bool',
+  'int64',
+  'float64',
+  'string',
+  'parse_json',
+  'json_object',
+  'json_keys',
 ]);
 
 export const CLICKHOUSE_FUNCTIONS: FunctionRenderings = {

@@ -5,12 +5,14 @@
 
 import { arg, optionalArg, type Emitter, type Renderings } from '../../../sql/emitters.ts';
 import type { INTERNAL_FUNCTIONS } from '../../../sql/functions/families/internal.ts';
+import { jsonSubscript } from './json.ts';
 import { invalidSql } from '../../../sql/parse.ts';
 
 const int64 = (inner: string) => `toInt64(${inner})`;
 const all = (name: string): Emitter => (call) => `${name}(${call.args.join(', ')})`;
 
 export const INTERNAL: Renderings<typeof INTERNAL_FUNCTIONS> = {
+  json_subscript: jsonSubscript,
   length_of: (call) => int64(`length(${arg(call, 0)})`),
   byte_position: (call) => int64(`position(${arg(call, 0)}, ${arg(call, 1)})`),
   quantile_interpolated: (call) => {

@@ -5,6 +5,7 @@
 
 import { arg, optionalArg, type CallParts, type Renderings } from '../../../sql/emitters.ts';
 import type { INTERNAL_FUNCTIONS } from '../../../sql/functions/families/internal.ts';
+import { jsonSubscript } from './json.ts';
 import { jsonPathOf } from '../../../sql/clickhouse/json-path.ts';
 
 /**
@@ -25,6 +26,7 @@ const INTEGER_TEXT = "'^[+-]?[0-9]+$'";
 const FLOAT_TEXT = "'^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?$'";
 
 export const INTERNAL: Renderings<typeof INTERNAL_FUNCTIONS> = {
+  json_subscript: jsonSubscript,
   length_of: (call) => (call.types[0]?.kind === 'array' ? `len(${arg(call, 0)})` : `strlen(${arg(call, 0)})`),
   // strpos counts characters; the bytes before the match, plus one, are ClickHouse's offset.
   byte_position: (call) => {

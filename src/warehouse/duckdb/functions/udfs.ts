@@ -6,11 +6,13 @@
  */
 
 import { createHash } from 'node:crypto';
-import { BIGINT, BLOB, blobValue, type DuckDBConnection, DuckDBScalarFunction, type DuckDBType, type DuckDBVector, VARCHAR } from '@duckdb/node-api';
+import { BIGINT, BLOB, blobValue, BOOLEAN, type DuckDBConnection, DuckDBScalarFunction, type DuckDBType, type DuckDBVector, INTEGER, LIST, listValue, VARCHAR } from '@duckdb/node-api';
+import { jsonFlatten, jsonKeys, type JsonKeysMode, stripNulls } from '../../../sql/json/tree.ts';
+import { jsonText, parseJson, prettyJsonText } from '../../../sql/json/value.ts';
 import { bigqueryFingerprint } from 'farmhash-modern';
 import { ipFromString, ipNetMask, ipToString, ipTrunc, ipv4FromInt64, ipv4ToInt64, publicSuffix, registeredDomain } from './net-values.ts';
 
-type Value = string | bigint | Uint8Array | null;
+type Value = string | bigint | boolean | number | Uint8Array | string[] | null;
 
 interface JsFunction {
   name: string;
@@ -83,6 +85,17 @@ export const JS_FUNCTIONS: readonly JsFunction[] = [
   { name: 'sawmill_ipv4_from_int64', parameters: [BIGINT], returns: BLOB, apply: (value) => ipv4FromInt64(BigInt(value as bigint)) },
   { name: 'sawmill_ipv4_to_int64', parameters: [BLOB], returns: BIGINT, apply: (bytes) => ipv4ToInt64(bytesOf(bytes)) },
   { name: 'sawmill_bit_count', parameters: [BLOB], returns: BIGINT, apply: (value) => BigInt(bytesOf(value).reduce((count, byte) => count + bitsSet(byte), 0)) },
+  // BigQuery's JSON functions that read a whole tree (src/sql/json/tree.ts); JSON as text.
+  {
+    name: 'sawmill_json_strip_nulls',
+    parameters: [VARCHAR, BOOLEAN, BOOLEAN],
+    returns: VARCHAR,
+    apply: (json, includeArrays, removeEmpty) => jsonText(stripNulls(parseJson(String(json)), includeArrays === true, removeEmpty === true)),
+  },
+  { name: 'sawmill_json_keys', parameters: [VARCHAR, BIGINT, VARCHAR], returns: LIST(VARCHAR), apply: (json, depth, mode) => jsonKeys(parseJson(String(json)), BigInt(depth as bigint), mode as JsonKeysMode) },
+  { name: 'sawmill_json_flatten', parameters: [VARCHAR], returns: LIST(VARCHAR), apply: (json) => jsonFlatten(parseJson(String(json))).map(jsonText) },
+  /** BigQuery's text of a JSON value; indented from the given column, or compact when it is negative. */
+  { name: 'sawmill_json_text', parameters: [VARCHAR, INTEGER], returns: VARCHAR, apply: (json, indent) => (Number(indent) < 0 ? jsonText(parseJson(String(json))) : prettyJsonText(parseJson(String(json)), Number(indent))) },
 ];
 
 function read(vector: DuckDBVector, row: number): Value {
@@ -103,7 +116,7 @@ export function registerJsFunctions(connection: DuckDBConnection): void {
           const args = columns.map((column) => read(column, row));
           try {
             const result = args.includes(null) ? null : fn.apply(...(args as Array<Exclude<Value, null>>));
-            output.setItem(row, result instanceof Uint8Array ? blobValue(result) : result);
+            output.setItem(row, result instanceof Uint8Array ? blobValue(result) : Array.isArray(result) ? listValue(result) : result);
           } catch (error) {
             info.setError(error instanceof Error ? error.message : String(error));
             return;
