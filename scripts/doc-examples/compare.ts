@@ -116,7 +116,10 @@ export function compareValue(actual: Wire, printed: string, hint: Hint = ANY, ne
   if (hint.kind === 'json') return compareJson(actual, text);
   if (hint.kind === 'bytes') return compareBytes(actual, text);
   // BigQuery's query results write a NULL ARRAY as an empty one (ZetaSQL's pages print it NULL).
-  if (text === 'NULL') return actual === null || (Array.isArray(actual) && actual.length === 0) ? undefined : differ(`expected NULL, got ${clip(showWire(actual))}`);
+  if (text === 'NULL') {
+    const printedAlike = actual === null || (Array.isArray(actual) && actual.length === 0) || (hint.kind === 'string' && hint.nullText === true && actual === 'NULL');
+    return printedAlike ? undefined : differ(`expected NULL, got ${clip(showWire(actual))}`);
+  }
   if (actual === null) return differ(`expected ${clip(text)}, got NULL`);
   if (hint.kind === 'string' && typeof actual !== 'string') return differ(`expected the STRING ${clip(text)}, got ${clip(showWire(actual))}`);
   if (typeof actual === 'string') {

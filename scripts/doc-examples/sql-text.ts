@@ -542,6 +542,7 @@ export class QueryText {
     }
     if (JSON_RESULT.has(name)) return JSON_HINT;
     if (BYTES_RESULT.has(name)) return BYTES;
+    if (name === 'FORMAT') return { kind: 'string', nullText: true };
     if (STRING_RESULT.has(name)) return STRING;
     if (TIMESTAMP_RESULT.has(name)) return TIMESTAMP;
     if (STRING_ARRAY_RESULT.has(name)) return arrayOf(STRING);
@@ -642,8 +643,12 @@ export type Hint =
   | { kind: 'any' }
   | { kind: 'json' }
   | { kind: 'bytes' }
-  /** `unorderedParts`: STRING_AGG without ORDER BY, its parts (split at this delimiter) in any order. */
-  | { kind: 'string'; unorderedParts?: string }
+  /**
+   * `unorderedParts`: STRING_AGG without ORDER BY, its parts (split at this delimiter) in any order.
+   * `nullText`: FORMAT's text, where %t and %T write a NULL value as NULL, which the page prints
+   * as it prints a NULL.
+   */
+  | { kind: 'string'; unorderedParts?: string; nullText?: boolean }
   | { kind: 'timestamp' }
   /** `unordered`: BigQuery leaves the order of the elements unspecified (ARRAY_AGG without ORDER BY). */
   | { kind: 'array'; element: Hint; unordered?: boolean };
@@ -693,7 +698,7 @@ const BYTES_RESULT = new Set([
   'NET.IP_NET_MASK', 'NET.IP_TRUNC', 'NET.PARSE_PACKED_IP', 'HIGHWAY_FINGERPRINT128',
 ]);
 const STRING_RESULT = new Set([
-  'JSON_VALUE', 'JSON_EXTRACT_SCALAR', 'TO_JSON_STRING', 'JSON_TYPE', 'LAX_STRING', 'FORMAT', 'TO_BASE64', 'TO_BASE32', 'TO_HEX',
+  'JSON_VALUE', 'JSON_EXTRACT_SCALAR', 'TO_JSON_STRING', 'JSON_TYPE', 'LAX_STRING', 'TO_BASE64', 'TO_BASE32', 'TO_HEX',
   'SAFE_CONVERT_BYTES_TO_STRING', 'CODE_POINTS_TO_STRING', 'NET.HOST', 'NET.PUBLIC_SUFFIX', 'NET.REG_DOMAIN', 'NET.IP_TO_STRING', 'FORMAT_DATE',
   'FORMAT_DATETIME', 'FORMAT_TIME', 'FORMAT_TIMESTAMP', 'CHR', 'INITCAP', 'SOUNDEX', 'NORMALIZE', 'NORMALIZE_AND_CASEFOLD', 'TRANSLATE',
 ]);

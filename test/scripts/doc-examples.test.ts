@@ -278,6 +278,14 @@ describe('comparing a reply with a printed table', () => {
     assert.ok(!same('"7"', '7'), 'a string is not a number');
   });
 
+  test("FORMAT's text NULL (%t, %T of a NULL value) is what the page prints as NULL; other strings are not", () => {
+    const formatted = new QueryText("SELECT FORMAT('%T', x) AS f, CONCAT(x, '') AS c").columnHints().positional!;
+    assert.ok(same('"NULL"', 'NULL', formatted[0]));
+    assert.ok(same('null', 'NULL', formatted[0]));
+    assert.ok(!same('"NULL"', 'NULL', formatted[1]));
+    assert.ok(!same('"NULL"', 'NULL'));
+  });
+
   test('TIMESTAMPs as instants, whatever zone the page prints them in', () => {
     const at = (iso: string) => String(BigInt(Date.parse(iso)) * 1000n);
     assert.ok(same(at('2021-03-04T13:06:07Z'), '2021-03-04 05:06:07.000 America/Los_Angeles'));
