@@ -46,7 +46,9 @@ import { BIGQUERY_FUNCTIONS, datePartPositions, enumPositions, lookupFunction, o
 import type * as ir from './ir.ts';
 import { parameterName } from './parameters.ts';
 import { jsonText, JsonSyntaxError, parseJson } from './json/value.ts';
-import { invalidSql } from './parse.ts';
+import { invalidSql, syntaxNotes } from './parse.ts';
+import { quantifiedLike } from './quantified-like.ts';
+import type { SyntaxNotes } from './syntax-notes.ts';
 
 export interface LowerOptions {
   /** Source name as written → engine relation, or undefined when the caller has no such source. */
@@ -72,6 +74,7 @@ const bigQueryLowering: MakeLowering = (options) => new Lowering(options);
 
 export function lowerQuery(ast: AstQuery, options: LowerOptions, makeLowering: MakeLowering = bigQueryLowering): Lowered {
   const lowering = makeLowering(options);
+  lowering.notes = syntaxNotes(ast);
   const query = lowering.query(ast, { ctes: new Set(options.outerCtes ?? []), rangeVariables: new Set() });
   return { query, parameters: [...lowering.parameters], sources: [...lowering.sources] };
 }
@@ -79,6 +82,7 @@ export function lowerQuery(ast: AstQuery, options: LowerOptions, makeLowering: M
 /** Only the WITH clause of a query (sandboxing keeps the endpoint's CTEs, not its SELECT). */
 export function lowerCtes(ast: AstQuery, options: LowerOptions, makeLowering: MakeLowering = bigQueryLowering): { ctes: ir.Cte[]; parameters: string[]; sources: string[] } {
   const lowering = makeLowering(options);
+  lowering.notes = syntaxNotes(ast);
   const ctes = lowering.ctesOf(ast, { ctes: new Set(options.outerCtes ?? []), rangeVariables: new Set() });
   return { ctes, parameters: [...lowering.parameters], sources: [...lowering.sources] };
 }
@@ -171,6 +175,8 @@ const PARAMETER_NAME = /^@([A-Za-z_][A-Za-z0-9_]*)$/;
 export class Lowering {
   readonly parameters = new Set<string>();
   readonly sources = new Set<string>();
+  /** What the text said that the parsed tree does not (syntax-notes.ts). */
+  notes: SyntaxNotes | undefined;
   protected anonymousUnnests = 0;
 
   constructor(protected readonly options: LowerOptions) {}
@@ -631,9 +637,7 @@ export class Lowering {
           right: this.expr(body[1], scope),
         };
       case 'Like':
-        if (body.any) throw invalidSql('LIKE ANY is not supported', positionOf(body));
-        this.refuseIfPresent(body.escape_char, 'LIKE … ESCAPE');
-        return { kind: 'like', negated: body.negated, expr: this.expr(body.expr, scope), pattern: this.expr(body.pattern, scope) };
+        return this.like(body, scope);
       case 'Between':
         return {
           kind: 'between',
@@ -706,6 +710,31 @@ export class Lowering {
       default:
         throw invalidSql(`${describeVariant(kind)} expressions are not supported`, positionOf(body));
     }
+  }
+
+  /**
+   * `x [NOT] LIKE pattern`, and the quantified forms `LIKE ANY|SOME|ALL` of a list, of
+   * `UNNEST(array)` or of a subquery (quantified-like.ts).
+   */
+  protected like(ast: ExprVariants['Like'], scope: Scope): ir.Expr {
+    this.refuseIfPresent(ast.escape_char, 'LIKE … ESCAPE');
+    const value = this.expr(ast.expr, scope);
+    const [kind, pattern] = variantOf<ExprVariants>(ast.pattern);
+    const quantifierCall = kind === 'Function' ? pattern.name.map((part) => part.Identifier.value.toUpperCase()).join('.') : undefined;
+    if (!ast.any && quantifierCall !== 'ALL' && quantifierCall !== 'SOME') {
+      return { kind: 'like', negated: ast.negated, expr: value, pattern: this.expr(ast.pattern, scope) };
+    }
+    const all = ast.any ? this.notes?.at(positionOf(ast.pattern)) === 'like_all' : quantifierCall === 'ALL';
+    const like = { value, all, negated: ast.negated };
+    if (!ast.any) return quantifiedLike({ ...like, patterns: { list: this.plainArgs(pattern as AstFunction, quantifierCall!).map((arg) => this.expr(arg, scope)) } });
+    if (kind === 'Tuple') return quantifiedLike({ ...like, patterns: { list: pattern.map((item) => this.expr(item, scope)) } });
+    if (kind === 'Subquery') return quantifiedLike({ ...like, patterns: { query: this.subquery(pattern, scope) } });
+    if (kind === 'Function' && quantifierCall === 'UNNEST') {
+      const [array, ...more] = this.plainArgs(pattern, 'UNNEST');
+      if (!array || more.length > 0) throw invalidSql('UNNEST takes exactly one array', positionOf(pattern));
+      return quantifiedLike({ ...like, patterns: { array: this.expr(array, scope) } });
+    }
+    return quantifiedLike({ ...like, patterns: { list: [this.expr(ast.pattern, scope)] } });
   }
 
   /**

@@ -5,6 +5,7 @@ import { BigQueryDialect, Parser, ParserError, init } from '@guanmingchiu/sqlpar
 import { AppError } from '../errors.ts';
 import type { AstQuery, AstStatement, Position } from './ast.ts';
 import { rewriteBeforeParse } from './preparse.ts';
+import { rewriteWithNotes, type SyntaxNotes } from './syntax-notes.ts';
 
 // The WebAssembly module must be loaded before the first parse; doing it at import keeps
 // `translate` synchronous for callers.
@@ -33,9 +34,19 @@ export function invalidSql(message: string, position?: Position): AppError {
 
 const bigQueryParser = () => new Parser(new BigQueryDialect()).withOptions({ trailingCommas: true });
 
+const notesOfQuery = new WeakMap<AstQuery, SyntaxNotes>();
+
+/** What the text said that the parsed tree does not (syntax-notes.ts), for a query parseQuery parsed. */
+export function syntaxNotes(ast: AstQuery): SyntaxNotes | undefined {
+  return notesOfQuery.get(ast);
+}
+
 /** Parse exactly one BigQuery query statement; anything else is refused with the reason. */
 export function parseQuery(sql: string): AstQuery {
-  return parseOneQuery(rewriteBeforeParse(sql), bigQueryParser);
+  const { sql: rewritten, notes } = rewriteWithNotes(rewriteBeforeParse(sql));
+  const ast = parseOneQuery(rewritten, bigQueryParser);
+  notesOfQuery.set(ast, notes);
+  return ast;
 }
 
 /** Parse exactly one query statement with `parser` (a front end's grammar); anything else is refused. */

@@ -109,7 +109,7 @@ function matchingBracket(sql: string, open: number): number | undefined {
 }
 
 /** The end of a string literal, quoted name or comment starting at `index` (else `index`). */
-function skipOpaque(sql: string, index: number): number {
+export function skipOpaque(sql: string, index: number): number {
   const char = sql[index];
   if (char === '-' && sql[index + 1] === '-') return lineEnd(sql, index);
   if (char === '#') return lineEnd(sql, index);
