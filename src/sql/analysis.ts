@@ -48,6 +48,7 @@ function visit(expr: ir.Expr, use: NameUse): void {
     case 'quantile':
     case 'quantiles':
     case 'position':
+    case 'grouping':
       use.pinned = true;
       return;
     case 'call':
@@ -65,7 +66,7 @@ function isScalarCall(expr: Extract<ir.Expr, { kind: 'call' }>): boolean {
 
 /** Whether an expression aggregates or is a window function at its own level (not in a subquery). */
 export function aggregatesOrWindows(expr: ir.Expr): boolean {
-  if (expr.kind === 'quantile' || expr.kind === 'quantiles') return true;
+  if (expr.kind === 'quantile' || expr.kind === 'quantiles' || expr.kind === 'grouping') return true;
   if (expr.kind === 'call' && (expr.over || !isScalarCall(expr))) return true;
   return childrenOf(expr).some(aggregatesOrWindows);
 }
@@ -115,6 +116,7 @@ export function childrenOf(expr: ir.Expr): ir.Expr[] {
       return [...expr.args, ...(expr.named ?? []).map((arg) => arg.value), ...(expr.having ? [expr.having.expr] : [])];
     case 'quantile':
     case 'quantiles':
+    case 'grouping':
       return [expr.expr];
     default:
       return [];

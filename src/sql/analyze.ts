@@ -479,6 +479,9 @@ class Analyzer {
         if (expr.over) this.window(expr.over, recurse);
         return { kind: 'array', element };
       }
+      case 'grouping':
+        recurse(expr.expr);
+        return scalar('INT64');
     }
   }
 
@@ -652,6 +655,11 @@ class Analyzer {
     const positions = new Set(select.groupBy.flatMap((expr) => (expr.kind === 'position' ? [expr.position] : [])));
     const keyOf = (expr: ir.Expr | undefined) => this.keyOf(expr);
     const keys = new Set(select.groupBy.map((expr) => (expr.kind === 'position' ? keyOf(projectionAt(select, expr.position)) : keyOf(expr))));
+    for (const grouping of [...items.map((item) => item.expr), select.having, select.qualify].flatMap((expr) => (expr ? groupingCalls(expr) : []))) {
+      const key = keyOf(grouping.expr);
+      const position = select.items.findIndex((item) => item.kind === 'expr' && keyOf(item.expr) === key) + 1;
+      if (!keys.has(key) && !positions.has(position)) throw semanticError('GROUPING must have an argument that exists within the group-by expression list', grouping.at);
+    }
     select.items.forEach((item, index) => {
       if (item.kind !== 'expr' || positions.has(index + 1)) return;
       const stray = ungroupedRef(item.expr, keys, keyOf, (ref) => this.qualified.get(ref) ?? ref.path);
@@ -832,8 +840,14 @@ function coerced(expr: ir.Expr, from: SqlType, to: SqlType): ir.Expr {
 // ---- grouping helpers --------------------------------------------------------------------------
 
 function containsAggregate(expr: ir.Expr): boolean {
+  if (expr.kind === 'grouping') return true;
   if ((expr.kind === 'call' && isAggregate(expr.fn) && !expr.over) || ((expr.kind === 'quantile' || expr.kind === 'quantiles') && !expr.over)) return true;
   return childrenOf(expr).some(containsAggregate);
+}
+
+/** The GROUPING(…) calls of an expression, outside subqueries. */
+function groupingCalls(expr: ir.Expr): Array<Extract<ir.Expr, { kind: 'grouping' }>> {
+  return expr.kind === 'grouping' ? [expr] : childrenOf(expr).flatMap(groupingCalls);
 }
 
 function projectionAt(select: ir.Select, position: number): ir.Expr | undefined {
@@ -858,6 +872,7 @@ function ungroupedRef(
     return expr;
   }
   if ((expr.kind === 'call' || expr.kind === 'quantile' || expr.kind === 'quantiles') && (expr.over || (expr.kind === 'call' ? isAggregate(expr.fn) : true))) return undefined;
+  if (expr.kind === 'grouping') return undefined;
   if (expr.kind === 'subquery' || expr.kind === 'array_subquery' || expr.kind === 'exists' || expr.kind === 'in_subquery') return undefined;
   for (const child of childrenOf(expr)) {
     const found = ungroupedRef(child, keys, keyOf, pathOf);

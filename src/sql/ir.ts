@@ -33,6 +33,11 @@ export interface Select {
   where?: Expr;
   /** Select-list aliases are already replaced by their 1-based position (BigQuery precedence). */
   groupBy: Expr[];
+  /**
+   * GROUPING SETS, ROLLUP and CUBE, as the grouping sets they stand for (duplicates kept, as
+   * BigQuery keeps them): each set lists positions in `groupBy`, which holds every grouping key once.
+   */
+  groupingSets?: number[][];
   having?: Expr;
   qualify?: Expr;
   /** `SELECT AS STRUCT` in an expression subquery: its one value is a struct of the select list (the analyzer builds it). */
@@ -263,5 +268,7 @@ export type Expr =
    * analyzer sets (a printer needs it for the default).
    */
   | { kind: 'map_subscript'; base: Expr; key: Expr; valueType?: ScalarTypeName; at?: Position }
+  /** `GROUPING(key)`: 1 where the row's grouping set leaves `key` out (a NULL placeholder), else 0. */
+  | { kind: 'grouping'; expr: Expr; at?: Position }
   /** A select-list alias used in GROUP BY / ORDER BY, as its 1-based position. */
   | { kind: 'position'; position: number };

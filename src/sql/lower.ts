@@ -148,6 +148,9 @@ const JOIN_TYPES: Partial<Record<string, 'inner' | 'left' | 'right' | 'full' | '
   FullOuter: 'full',
 };
 
+/** CUBE of n items is 2^n grouping sets. */
+const MAX_CUBE_ITEMS = 10;
+
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
 
 /** An argument where a date part may be: `HOUR`, or `WEEK(MONDAY)`. */
@@ -277,8 +280,11 @@ export class Lowering {
       distinct: ast.distinct === 'Distinct' || mode?.startsWith('Distinct') === true,
       items,
       ...(from ? { from } : {}),
-      groupBy: this.groupBy(ast, scope, items),
+      groupBy: [],
     };
+    const sets = this.groupingSets(ast, scope, items);
+    if (sets) Object.assign(select, sets);
+    else select.groupBy = this.groupBy(ast, scope, items);
     if (mode?.endsWith('AsStruct') && outer.expressionSubquery) select.asStruct = true;
     if (mode?.endsWith('AsValue')) {
       const [only, ...more] = items;
@@ -345,6 +351,55 @@ export class Lowering {
     const grouping = expressions.filter((expr) => !('Tuple' in expr && expr.Tuple.length === 0));
     if (grouping.length === 0 && expressions.length > 0) return groupByAll(items.some((item) => item.kind === 'expr' && aggregatesOrWindows(item.expr)) ? [] : items);
     return grouping.map((expr) => this.aliasOrExpr(expr, scope, items));
+  }
+
+  /**
+   * `GROUP BY GROUPING SETS (…)`, `ROLLUP (…)` or `CUBE (…)` as the grouping sets they stand for:
+   * ROLLUP's prefixes of its items down to (), CUBE's subsets, a GROUPING SETS list's items, each
+   * a key or a parenthesized set of keys, and ROLLUP or CUBE within it expanded in place.
+   */
+  protected groupingSets(ast: AstSelect, scope: Scope, items: ir.SelectItem[]): Pick<ir.Select, 'groupBy' | 'groupingSets'> | undefined {
+    if (!('Expressions' in ast.group_by)) return undefined;
+    const [expressions] = ast.group_by.Expressions;
+    const isSets = (expr: AstExpr) => 'Rollup' in expr || 'Cube' in expr || 'GroupingSets' in expr;
+    if (!expressions.some(isSets)) return undefined;
+    if (expressions.length > 1) throw invalidSql('GROUPING SETS, ROLLUP and CUBE must be the whole GROUP BY clause', positionOf(expressions));
+    const keys: ir.Expr[] = [];
+    const keyIndex = new Map<string, number>();
+    const key = (astKey: AstExpr): number => {
+      const lowered = this.aliasOrExpr(astKey, scope, items);
+      const text = JSON.stringify(lowered, (name, value: unknown) => (name === 'at' ? undefined : value));
+      if (!keyIndex.has(text)) {
+        keyIndex.set(text, keys.length);
+        keys.push(lowered);
+      }
+      return keyIndex.get(text)!;
+    };
+    // An item of ROLLUP or CUBE: one key, or `(a, b)` taken together.
+    const itemSet = (item: AstExpr[]): number[] => item.flatMap((expr) => ('Tuple' in expr ? expr.Tuple.map(key) : [key(expr)]));
+    const rollup = (list: number[][]): number[][] => list.map((_, index) => list.slice(0, list.length - index).flat()).concat([[]]);
+    const cube = (list: number[][]): number[][] => {
+      if (list.length > MAX_CUBE_ITEMS) throw invalidSql(`CUBE takes at most ${MAX_CUBE_ITEMS} items`, positionOf(expressions));
+      const sets: number[][] = [];
+      for (let mask = (1 << list.length) - 1; mask >= 0; mask--) sets.push(list.filter((_, index) => mask & (1 << index)).flat());
+      return sets;
+    };
+    const generated = (expr: AstExpr): number[][] => {
+      const spec = expr as unknown as { Rollup?: AstExpr[][]; Cube?: AstExpr[][]; GroupingSets?: AstExpr[][] };
+      if (spec.Rollup) return rollup(spec.Rollup.map(itemSet));
+      if (spec.Cube) return cube(spec.Cube.map(itemSet));
+      return (spec.GroupingSets ?? []).flatMap((set) => {
+        const [only] = set;
+        const name = set.length === 1 && only && 'Function' in only ? only.Function.name.map((part) => part.Identifier.value.toUpperCase()).join('.') : '';
+        if (name === 'ROLLUP' || name === 'CUBE') {
+          const list = this.plainArgs((only as { Function: AstFunction }).Function, name).map((arg) => itemSet([arg]));
+          return name === 'ROLLUP' ? rollup(list) : cube(list);
+        }
+        return [itemSet(set)];
+      });
+    };
+    const groupingSets = generated(expressions[0]!);
+    return { groupBy: keys, groupingSets };
   }
 
   /**
@@ -673,7 +728,7 @@ export class Lowering {
       case 'Extract':
         return this.extract(body, scope);
       case 'Function':
-        return this.call(body, scope);
+        return isGroupingCall(body) ? this.grouping(body, scope) : this.call(body, scope);
       case 'Interval':
         return this.interval(body, scope);
       case 'Array':
@@ -750,6 +805,13 @@ export class Lowering {
     if (key === 'time' || key === 'datetime') return call(key);
     if (key === 'date' && atZone) return call('date');
     return { kind: 'extract', part: this.datePartOf(ast.field, ast), expr: atZone ? call('datetime') : value };
+  }
+
+  /** `GROUPING(key)`: which grouping set a row comes from (tied to the GROUP BY clause, so not a catalog function). */
+  protected grouping(fn: AstFunction, scope: Scope): ir.Expr {
+    const args = this.plainArgs(fn, 'GROUPING');
+    if (args.length !== 1 || fn.over) throw invalidSql('GROUPING takes one grouping key', positionOf(fn));
+    return { kind: 'grouping', expr: this.expr(args[0]!, scope), ...at(positionOf(fn.name)) };
   }
 
   protected builtin(fn: 'substr' | 'floor' | 'ceil' | 'trim', args: Array<AstExpr | undefined>, scope: Scope, node: unknown): ir.Expr {
@@ -1288,6 +1350,10 @@ function integerLiteral(ast: AstExpr): number | undefined {
     return Number.isInteger(number) ? number : undefined;
   }
   return undefined;
+}
+
+function isGroupingCall(fn: AstFunction): boolean {
+  return fn.name.length === 1 && fn.name[0]!.Identifier.value.toUpperCase() === 'GROUPING';
 }
 
 function isOnlyWildcard(args: FunctionArg[]): boolean {

@@ -155,7 +155,14 @@ export abstract class SqlPrinter {
     if (from) parts.push(`FROM ${from.sql}`);
     const where = andAll(from ? from.where : conjunctsOf(select.where));
     if (where) parts.push(`WHERE ${this.expr(where)}`);
-    if (select.groupBy.length > 0) parts.push(`GROUP BY ${select.groupBy.map((expr) => this.expr(expr)).join(', ')}`);
+    if (select.groupingSets) {
+      // Keys as expressions, not positions: GROUPING(key) must find its key among them (ClickHouse).
+      const keys = select.groupBy.map((expr) => {
+        const item = expr.kind === 'position' ? select.items[expr.position - 1] : undefined;
+        return this.expr(item?.kind === 'expr' ? item.expr : expr);
+      });
+      parts.push(`GROUP BY GROUPING SETS (${select.groupingSets.map((set) => `(${set.map((index) => keys[index]).join(', ')})`).join(', ')})`);
+    } else if (select.groupBy.length > 0) parts.push(`GROUP BY ${select.groupBy.map((expr) => this.expr(expr)).join(', ')}`);
     if (select.having) parts.push(`HAVING ${this.expr(select.having)}`);
     if (select.qualify) parts.push(`QUALIFY ${this.expr(select.qualify)}`);
     if (owner) parts.push(...this.tail(owner));
@@ -293,7 +300,14 @@ export abstract class SqlPrinter {
         return this.quantiles(expr);
       case 'position':
         return String(expr.position);
+      case 'grouping':
+        return this.groupingCall(this.expr(expr.expr));
     }
+  }
+
+  /** GROUPING(key), an INT64. */
+  protected groupingCall(key: string): string {
+    return `GROUPING(${key})`;
   }
 
   protected ref(path: string[]): string {

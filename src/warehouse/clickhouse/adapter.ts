@@ -58,6 +58,8 @@ const SESSION_SETTINGS = {
   join_use_nulls: 1,
   prefer_column_name_to_alias: 1,
   aggregate_functions_null_for_empty: 1,
+  // ROLLUP, CUBE and GROUPING SETS leave NULL (not the type's default) where a key is aggregated away.
+  group_by_use_nulls: 1,
   cast_keep_nullable: 1,
   cast_string_to_date_time_mode: 'best_effort',
   date_time_input_format: 'best_effort',

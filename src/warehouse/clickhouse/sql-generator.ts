@@ -471,6 +471,10 @@ class ClickHousePrinter extends SqlPrinter {
     return this.over(expr.over, expr.fn === 'lag' || expr.fn === 'lead');
   }
 
+  protected override groupingCall(key: string): string {
+    return `toInt64(grouping(${key}))`;
+  }
+
   protected override quantile(expr: ExprOf<'quantile'>): string {
     // Reservoir-sampled (bounded memory), exact below 8,192 values: BigQuery's APPROX_QUANTILES.
     return `quantile(${expr.fraction})(${this.expr(expr.expr)})${this.over(expr.over)}`;
