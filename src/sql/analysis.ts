@@ -71,6 +71,19 @@ export function aggregatesOrWindows(expr: ir.Expr): boolean {
   return childrenOf(expr).some(aggregatesOrWindows);
 }
 
+/** Whether an expression aggregates at its own level (an aggregate call without OVER, a quantile, GROUPING). */
+export function containsAggregation(expr: ir.Expr): boolean {
+  if (expr.kind === 'grouping' || ((expr.kind === 'quantile' || expr.kind === 'quantiles') && !expr.over)) return true;
+  if (expr.kind === 'call' && !expr.over && functionEntry(expr.fn).kind === 'aggregate') return true;
+  return childrenOf(expr).some(containsAggregation);
+}
+
+/** Whether an expression calls a window function (OVER) at its own level. */
+export function containsWindow(expr: ir.Expr): boolean {
+  if ((expr.kind === 'call' || expr.kind === 'quantile' || expr.kind === 'quantiles') && expr.over) return true;
+  return childrenOf(expr).some(containsWindow);
+}
+
 /** Direct sub-expressions (not descending into subqueries). */
 export function childrenOf(expr: ir.Expr): ir.Expr[] {
   switch (expr.kind) {

@@ -84,7 +84,7 @@ class Analyzer {
 
   query(query: ir.Query, outerCtes: CteShapes, parent: Scope | undefined): TableShape {
     const ctes: CteShapes = new Map(outerCtes);
-    for (const cte of query.ctes) ctes.set(cte.name.toLowerCase(), this.query(cte.query, ctes, undefined));
+    for (const cte of query.ctes) ctes.set(cte.name.toLowerCase(), cte.recursive ? this.recursiveCte(cte, ctes) : this.query(cte.query, ctes, undefined));
     const { shape, scope, items } = this.setExpr(query.body, ctes, parent);
     // ORDER BY of a set operation names its output columns; only a plain SELECT's is resolved here.
     if (scope) {
@@ -96,6 +96,17 @@ class Analyzer {
     for (const { expr } of query.orderBy) {
       if (expr.kind === 'position' && !shape.open && expr.position > shape.columns.length) throw invalidSql(`position ${expr.position} is not in the select list`);
     }
+    return shape;
+  }
+
+  /** A recursive CTE has the columns of its base term, which the recursive term reads. */
+  private recursiveCte(cte: ir.Cte, outer: CteShapes): TableShape {
+    const ctes: CteShapes = new Map(outer);
+    for (const inner of cte.query.ctes) ctes.set(inner.name.toLowerCase(), this.query(inner.query, ctes, undefined));
+    const body = cte.query.body as Extract<ir.SetExpr, { kind: 'setop' }>;
+    const shape = this.setExpr(body.left, ctes, undefined).shape;
+    ctes.set(cte.name.toLowerCase(), shape);
+    this.setExpr(body.right, ctes, undefined);
     return shape;
   }
 

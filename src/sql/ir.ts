@@ -19,6 +19,11 @@ export interface Query {
 export interface Cte {
   name: string;
   query: Query;
+  /**
+   * WITH RECURSIVE's CTE that reads itself: its query is a UNION [ALL|DISTINCT] of a base term
+   * (which gives the columns) and a recursive term (recursive-ctes.ts checked both).
+   */
+  recursive?: boolean;
 }
 
 export type SetExpr =
@@ -79,7 +84,7 @@ export interface From {
 
 export type Relation =
   | { kind: 'source'; name: string; relation: string; alias: string }
-  | { kind: 'cte'; name: string; alias: string }
+  | { kind: 'cte'; name: string; alias: string; at?: Position }
   | { kind: 'subquery'; query: Query; alias?: string }
   | {
       kind: 'unnest';

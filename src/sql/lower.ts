@@ -48,6 +48,7 @@ import { parameterName } from './parameters.ts';
 import { jsonText, JsonSyntaxError, parseJson } from './json/value.ts';
 import { invalidSql, syntaxNotes } from './parse.ts';
 import { quantifiedLike } from './quantified-like.ts';
+import { orderRecursiveWith } from './recursive-ctes.ts';
 import type { SyntaxNotes } from './syntax-notes.ts';
 
 export interface LowerOptions {
@@ -209,7 +210,7 @@ export class Lowering {
 
   protected withClause(ast: AstQuery, scope: Scope): ir.Cte[] {
     if (!ast.with) return [];
-    if (ast.with.recursive) throw invalidSql('WITH RECURSIVE is not supported');
+    if (ast.with.recursive) return this.recursiveWith(ast.with.cte_tables, scope);
     const defined = new Set<string>();
     return ast.with.cte_tables.map((cte: AstCte) => {
       if (cte.alias.columns.length > 0) throw invalidSql('column lists on CTEs are not supported', positionOf(cte.alias));
@@ -224,6 +225,23 @@ export class Lowering {
       scope.ctes.add(key);
       return { name, query };
     });
+  }
+
+  /**
+   * WITH RECURSIVE: every CTE of the clause sees every other and itself; recursive-ctes.ts checks
+   * the recursion and orders the CTEs so each is defined before it is read.
+   */
+  protected recursiveWith(tables: AstCte[], scope: Scope): ir.Cte[] {
+    const names = new Map<string, Position | undefined>();
+    for (const cte of tables) {
+      if (cte.alias.columns.length > 0) throw invalidSql('column lists on CTEs are not supported', positionOf(cte.alias));
+      const key = cte.alias.name.value.toLowerCase();
+      if (names.has(key)) throw invalidSql(`CTE ${cte.alias.name.value} is defined twice`, positionOf(cte.alias));
+      names.set(key, positionOf(cte.alias));
+    }
+    for (const name of names.keys()) scope.ctes.add(name);
+    const ctes = tables.map((cte) => ({ name: cte.alias.name.value, query: this.query(cte.query, { ctes: new Set(scope.ctes), rangeVariables: new Set() }) }));
+    return orderRecursiveWith(ctes, names);
   }
 
   protected setExpr(ast: AstSetExpr, scope: Scope): ir.SetExpr {
@@ -631,7 +649,7 @@ export class Lowering {
     // An unaliased table is named by its last path part (`cloudflare.logs.prod` → prod).
     const alias = ast.alias?.name.value ?? parts[parts.length - 1] ?? name;
     scope.rangeVariables.add(alias.toLowerCase());
-    if (parts.length === 1 && scope.ctes.has(name.toLowerCase())) return { kind: 'cte', name, alias };
+    if (parts.length === 1 && scope.ctes.has(name.toLowerCase())) return { kind: 'cte', name, alias, ...at(position) };
     const relation = this.options.resolveTable(name);
     if (relation === undefined) {
       const suggestion = closestName(name, [...scope.ctes, ...(this.options.tableNames?.() ?? [])]);

@@ -106,7 +106,12 @@ export abstract class SqlPrinter {
   }
 
   private withClause(ctes: ir.Cte[]): string {
-    return `WITH ${ctes.map((cte) => `${this.cteName(cte.name)} AS (${this.query(cte.query)})`).join(', ')}`;
+    const recursive = ctes.some((cte) => cte.recursive) ? 'RECURSIVE ' : '';
+    return `WITH ${recursive}${ctes.map((cte) => `${this.cteName(cte.name)} AS (${this.cteQuery(cte)})`).join(', ')}`;
+  }
+
+  protected cteQuery(cte: ir.Cte): string {
+    return this.query(cte.query);
   }
 
   /** Everything after WITH: the body, then its ORDER BY / LIMIT / OFFSET. */

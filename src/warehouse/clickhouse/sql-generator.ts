@@ -134,6 +134,11 @@ class ClickHousePrinter extends SqlPrinter {
     return [this.setExpr(query.body), ...tail];
   }
 
+  protected override cteQuery(cte: ir.Cte): string {
+    if (cte.recursive && cte.query.body.kind === 'setop' && !cte.query.body.all) throw invalidSql('WITH RECURSIVE … UNION DISTINCT is not supported on ClickHouse (UNION ALL is)');
+    return super.cteQuery(cte);
+  }
+
   protected override setOperator(op: 'union' | 'intersect' | 'except', all: boolean): string {
     return `${op.toUpperCase()} ${all ? 'ALL' : 'DISTINCT'}`;
   }
