@@ -9,7 +9,7 @@ import { StartupError } from './startup.ts';
  * the parts that have one of their own: the journal's record framing and catalog.json (which also
  * carries its `version`). Bump a number when what is on disk changes, and add the migration.
  */
-export const DATA_FORMAT = { format: 3, journal: 2, catalog: 1 } as const;
+export const DATA_FORMAT = { format: 4, journal: 2, catalog: 1 } as const;
 export type DataFormat = { -readonly [K in keyof typeof DATA_FORMAT]: number };
 
 export const MARKER_FILE = 'sawmill-format.json';
@@ -40,6 +40,9 @@ const MIGRATIONS: Record<number, (dataDir: string) => Promise<void>> = {
   // Format 3 neither: it marks the data dirs whose logs.all and usage.api-counts are provisioned
   // sandboxable, which the start after the upgrade makes them unless a user changed them.
   2: async () => undefined,
+  // Format 4 neither: it marks the data dirs whose functions.combined-stats answers CPU time and
+  // memory, which the start after the upgrade gives it unless a user changed it.
+  3: async () => undefined,
 };
 // Journal 2 (with any format): a staged record's header may carry the request's events that were
 // not staged (`rows`). Journal 1 records read the same, so there is nothing to migrate; a Sawmill

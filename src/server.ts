@@ -16,7 +16,7 @@ import { Journal } from './pipeline/journal.ts';
 import { SpareSegment } from './pipeline/spare-segment.ts';
 import { ReadAfterWrite } from './pipeline/read-after-write.ts';
 import { EventWriter } from './pipeline/writer.ts';
-import { provisionAddedEndpoints, provisionSupabase, sandboxProvisionedEndpoints } from './provision/supabase.ts';
+import { provisionAddedEndpoints, provisionSupabase, sandboxProvisionedEndpoints, updateProvisionedQueries } from './provision/supabase.ts';
 import { assertPortFree, prepareDataDir } from './startup.ts';
 import { DATA_FORMAT, openDataDir } from './data-format.ts';
 import type { CheckpointReport } from './warehouse/duckdb/adapter.ts';
@@ -44,6 +44,11 @@ async function privateKeyFor(config: Config, log: (message: string) => void): Pr
   await chmod(path, 0o600);
   log(`no SAWMILL_API_KEY set: generated a private key, stored in ${path}`);
   return (await readFile(path, 'utf8')).trim();
+}
+
+function logQueriesUpdated(updated: { changed: string[]; kept: string[] }, where: string): void {
+  for (const name of updated.changed) console.log(`${where}: built-in endpoint ${name} has its new query`);
+  for (const name of updated.kept) console.log(`${where}: built-in endpoint ${name} was changed after it was provisioned and keeps its query; this version's is described in CHANGELOG.md`);
 }
 
 function logSandboxed(sandboxed: { changed: string[]; kept: string[] }, where: string): void {
@@ -140,10 +145,16 @@ export async function startServer(config: Config): Promise<RunningServer> {
   if (catalog instanceof PostgresCatalog) {
     // One instance provisions a new deployment; an endpoint changed elsewhere drops its cache here.
     await catalog.once('supabase-provisioned', provision);
+    // A shared catalog has no data-dir format: each upgrade step runs once per deployment.
     await catalog.once('supabase-endpoints-sandboxable', async () => logSandboxed(await sandboxProvisionedEndpoints(DEFAULT_OWNER_ID, catalog, endpoints, 0), 'shared catalog'));
+    await catalog.once('supabase-combined-stats-resources', async () =>
+      logQueriesUpdated(await updateProvisionedQueries(DEFAULT_OWNER_ID, catalog, warehouse, endpoints, 3), 'shared catalog'),
+    );
     catalog.onChange((kind, id) => kind === 'endpoint' && endpoints.invalidate(id));
   } else if (firstStart) await provision();
   else if (foundFormat < DATA_FORMAT.format) {
+    // Sources widen first: an endpoint added below may read the new fields.
+    logQueriesUpdated(await updateProvisionedQueries(DEFAULT_OWNER_ID, catalog, warehouse, endpoints, foundFormat), `data dir ${config.dataDir}`);
     for (const name of await provisionAddedEndpoints(DEFAULT_OWNER_ID, catalog, endpoints, foundFormat)) console.log(`data dir ${config.dataDir}: built-in endpoint ${name} added`);
     logSandboxed(await sandboxProvisionedEndpoints(DEFAULT_OWNER_ID, catalog, endpoints, foundFormat), `data dir ${config.dataDir}`);
   }

@@ -110,7 +110,11 @@ order by timestamp asc`;
 
 /**
  * Edge Functions page: per-bucket invocations by status class and execution time (from the
- * function edge logs) and worker log counts by level (from the function logs) of one function.
+ * function edge logs), worker log counts by level, and the CPU time and memory of the function's
+ * workers (from the function logs) of one function. The edge runtime reports a worker's CPU time
+ * (ms) when it ends, in its Shutdown or UncaughtException event, and its memory (bytes: total,
+ * V8 heap, external) in the Shutdown event; averages are over the events that carry them, memory
+ * in megabytes (MiB) as Studio shows it, and 0 in a bucket without any.
  * Studio's intervals are 15min, 1hr, 3hr and 1day: the window starts that long before the start
  * of the current minute, hour, hour or day, as Studio's chart does; unknown intervals behave as 1day.
  * Timestamps are DATETIME strings in UTC, which Studio's chart parses at any number of points.
@@ -128,6 +132,8 @@ const COMBINED_WINDOW_START = `case
       when @interval = '7day' then timestamp_sub(timestamp_trunc(current_timestamp(), day), interval 7 day)
       else timestamp_sub(timestamp_trunc(current_timestamp(), day), interval 1 day)
     end`;
+
+const BYTES_PER_MB = 1024 * 1024;
 
 const FUNCTION_FILTER = `m.project_ref = @project
     and (nullif(@function_id, '') is null or m.function_id = @function_id)
@@ -152,6 +158,19 @@ worker_logs as (
   cross join unnest(t.metadata) as m
   where ${FUNCTION_FILTER}
 ),
+worker_resources as (
+  select
+    ${combinedBucket('t.timestamp')} as bucket,
+    m.cpu_time_used,
+    mem.total as memory_bytes,
+    mem.heap as heap_bytes,
+    mem.external as external_bytes
+  from \`deno-subhosting-events\` as t
+  cross join unnest(t.metadata) as m
+  left join unnest(m.memory_used) as mem
+  where ${FUNCTION_FILTER}
+    and (m.cpu_time_used is not null or mem.total is not null)
+),
 invocation_stats as (
   select
     bucket,
@@ -174,9 +193,20 @@ log_stats as (
     countif(level in ('error', 'fatal')) as log_error_count
   from worker_logs
   group by bucket
+),
+resource_stats as (
+  select
+    bucket,
+    avg(cpu_time_used) as avg_cpu_time_used,
+    max(cpu_time_used) as max_cpu_time_used,
+    avg(memory_bytes) / ${BYTES_PER_MB} as avg_memory_used,
+    avg(heap_bytes) / ${BYTES_PER_MB} as avg_heap_memory_used,
+    avg(external_bytes) / ${BYTES_PER_MB} as avg_external_memory_used
+  from worker_resources
+  group by bucket
 )
 select
-  datetime(coalesce(i.bucket, l.bucket), 'UTC') as timestamp,
+  datetime(coalesce(i.bucket, l.bucket, u.bucket), 'UTC') as timestamp,
   coalesce(i.requests_count, 0) as requests_count,
   coalesce(i.success_count, 0) as success_count,
   coalesce(i.redirect_count, 0) as redirect_count,
@@ -187,9 +217,15 @@ select
   coalesce(l.log_count, 0) as log_count,
   coalesce(l.log_info_count, 0) as log_info_count,
   coalesce(l.log_warn_count, 0) as log_warn_count,
-  coalesce(l.log_error_count, 0) as log_error_count
+  coalesce(l.log_error_count, 0) as log_error_count,
+  coalesce(u.avg_cpu_time_used, 0) as avg_cpu_time_used,
+  coalesce(u.max_cpu_time_used, 0) as max_cpu_time_used,
+  coalesce(u.avg_memory_used, 0) as avg_memory_used,
+  coalesce(u.avg_heap_memory_used, 0) as avg_heap_memory_used,
+  coalesce(u.avg_external_memory_used, 0) as avg_external_memory_used
 from invocation_stats as i
 full outer join log_stats as l on i.bucket = l.bucket
+full outer join resource_stats as u on u.bucket = coalesce(i.bucket, l.bucket)
 order by timestamp asc`;
 
 /**
@@ -323,6 +359,19 @@ export function builtinsAddedAfter(format: number): string[] {
 const SANDBOXABLE_SINCE_FORMAT: Record<number, string[]> = {
   3: ['logs.all', 'usage.api-counts'],
 };
+
+/**
+ * Built-in endpoints whose query changed in a format: `functions.combined-stats` answers the CPU
+ * time and memory fields Studio's Edge Function page reads from format 4.
+ */
+const QUERY_CHANGED_IN_FORMAT: Record<number, string[]> = {
+  4: ['functions.combined-stats'],
+};
+
+/** The built-in endpoints a data dir of `format` holds with an older query. */
+export function builtinsChangedAfter(format: number): string[] {
+  return Object.entries(QUERY_CHANGED_IN_FORMAT).flatMap(([changed, names]) => (Number(changed) > format ? names : []));
+}
 
 /** The built-in endpoints a data dir of `format` holds as not sandboxable, which are sandboxable now. */
 export function builtinsSandboxableAfter(format: number): string[] {

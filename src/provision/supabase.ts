@@ -3,7 +3,7 @@ import type { Catalog } from '../catalog/types.ts';
 import type { EndpointService } from '../endpoints/service.ts';
 import { schemaForRows } from '../warehouse/schema.ts';
 import type { JsonValue, RecordFields, Warehouse } from '../warehouse/types.ts';
-import { BUILTIN_ENDPOINTS, builtinsAddedAfter, builtinsSandboxableAfter } from './builtin-endpoints.ts';
+import { BUILTIN_ENDPOINTS, builtinsAddedAfter, builtinsChangedAfter, builtinsSandboxableAfter } from './builtin-endpoints.ts';
 
 /** The sources a self-hosted Supabase stack sends to, by name. */
 export const SUPABASE_SOURCES = [
@@ -19,13 +19,27 @@ export const SUPABASE_SOURCES = [
 ] as const;
 
 /**
- * The columns each Supabase source starts with, taken from a sample event of its kind, so the
- * built-in endpoints can be queried before the first event arrives.
+ * Fields a source's events carry beyond its sample, which built-in endpoints read. The function
+ * logs also hold the edge runtime's own events about a worker: when it ends, a Shutdown event
+ * with why (`reason`), the CPU time it used (`cpu_time_used`, milliseconds) and its memory
+ * (`memory_used`: `total`, `heap` and `external`, bytes), or an UncaughtException event with its
+ * CPU time; functions.combined-stats charts them.
  */
-function initialSchema(sourceName: string): RecordFields {
+const EXTRA_FIELDS: Record<string, Record<string, JsonValue>> = {
+  'deno-subhosting-events': {
+    metadata: { event_type: 'Shutdown', reason: 'EventLoopCompleted', cpu_time_used: 0, memory_used: { total: 0, heap: 0, external: 0 } },
+  },
+};
+
+/**
+ * The columns each Supabase source starts with, taken from a sample event of its kind (and the
+ * fields above), so the built-in endpoints can be queried before the first event arrives.
+ */
+export function initialSchema(sourceName: string): RecordFields {
   const sample = JSON.parse(readFileSync(new URL(`./supabase-samples/${sourceName}.json`, import.meta.url), 'utf8')) as Record<string, JsonValue>;
   const { event_message: _message, id: _id, timestamp: _timestamp, ...fields } = sample;
-  return schemaForRows(new Map(), [{ fields }]);
+  const extra = EXTRA_FIELDS[sourceName];
+  return schemaForRows(new Map(), extra ? [{ fields }, { fields: extra }] : [{ fields }]);
 }
 
 /** First start: the nine Supabase sources and the built-in endpoints Studio calls, for the default owner. */
@@ -84,6 +98,40 @@ export async function sandboxProvisionedEndpoints(
       continue;
     }
     await endpoints.update(endpoint, { sandboxable: true });
+    result.changed.push(name);
+  }
+  return result;
+}
+
+/**
+ * Upgrading a Supabase deployment from before a built-in endpoint's query changed (a data dir of
+ * an older format; a shared catalog passes the format before the change, once): the provisioned
+ * sources first gain the fields the built-ins read now (EXTRA_FIELDS; sources only ever widen),
+ * then each changed built-in still as provisioned gets its new query. One its user changed since
+ * is left as it is and returned in `kept`.
+ */
+export async function updateProvisionedQueries(
+  ownerId: number,
+  catalog: Catalog,
+  warehouse: Warehouse,
+  endpoints: EndpointService,
+  fromFormat: number,
+): Promise<{ changed: string[]; kept: string[] }> {
+  const result = { changed: [] as string[], kept: [] as string[] };
+  if (!catalog.sourceByName(ownerId, 'deno-relay-logs')) return result;
+  for (const [name, fields] of Object.entries(EXTRA_FIELDS)) {
+    const source = catalog.sourceByName(ownerId, name);
+    if (source) await warehouse.append([{ sourceId: source.token, schema: schemaForRows(warehouse.schema(source.token), [{ fields }]), rows: [] }]);
+  }
+  for (const name of builtinsChangedAfter(fromFormat)) {
+    const endpoint = catalog.endpointByName(ownerId, name);
+    const builtin = BUILTIN_ENDPOINTS.find((candidate) => candidate.name === name)!;
+    if (!endpoint || endpoint.query === builtin.query) continue;
+    if (endpoint.updated_at !== endpoint.inserted_at) {
+      result.kept.push(name);
+      continue;
+    }
+    await endpoints.update(endpoint, { query: builtin.query });
     result.changed.push(name);
   }
   return result;

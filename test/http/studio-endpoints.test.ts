@@ -80,6 +80,11 @@ describe('functions.combined-stats', () => {
     log_info_count: 0,
     log_warn_count: 0,
     log_error_count: 0,
+    avg_cpu_time_used: 0,
+    max_cpu_time_used: 0,
+    avg_memory_used: 0,
+    avg_heap_memory_used: 0,
+    avg_external_memory_used: 0,
   };
 
   test('15min: minute buckets of one function, invocations by status class, execution times and worker logs by level', async () => {
@@ -122,6 +127,62 @@ describe('functions.combined-stats', () => {
 
   test('a function without events answers no rows', async () => {
     assert.deepEqual(await studio('functions.combined-stats', { function_id: randomUUID(), interval: '1day' }), []);
+  });
+
+  test("the 16 fields Studio's Edge Function page reads, CPU and memory from the edge runtime's worker events", async () => {
+    const worker = randomUUID();
+    const MB = 1024 * 1024;
+    // When a worker ends, the edge runtime reports its CPU time in milliseconds and, on a Shutdown,
+    // its memory in bytes (total = V8 heap + external); an UncaughtException carries CPU time only.
+    const shutdown = (at: number, cpuMs: number, heap: number, external: number) => ({
+      id: randomUUID(),
+      timestamp: iso(at),
+      event_message: 'shutdown',
+      metadata: { project_ref: 'default', function_id: worker, event_type: 'Shutdown', reason: 'EarlyDrop', cpu_time_used: cpuMs, memory_used: { total: heap + external, heap, external } },
+    });
+    const uncaught = (at: number, cpuMs: number) => ({
+      id: randomUUID(),
+      timestamp: iso(at),
+      event_message: 'Uncaught TypeError: x is not a function',
+      metadata: { project_ref: 'default', function_id: worker, event_type: 'UncaughtException', cpu_time_used: cpuMs },
+    });
+    const first = minuteStart - 4 * MINUTE;
+    await ship('deno-subhosting-events', [
+      shutdown(first + 1_000, 40, 8 * MB, 2 * MB),
+      shutdown(first + 2_000, 20, 4 * MB, 1 * MB),
+      uncaught(first + 3_000, 90),
+      workerLog(first + 4_000, 'info', worker),
+      workerLog(minuteStart - 2 * MINUTE, 'info', worker),
+    ]);
+    await ship('deno-relay-logs', [invocation(first + 500, 200, 70, worker)]);
+
+    const rows = await studio('functions.combined-stats', { function_id: worker, interval: '15min' });
+    assert.deepEqual(rows, [
+      {
+        ...zero,
+        timestamp: datetime(first),
+        requests_count: 1,
+        success_count: 1,
+        avg_execution_time: 70,
+        max_execution_time: 70,
+        // Every event of the function's logs counts as a log line, as before.
+        log_count: 4,
+        log_info_count: 1,
+        avg_cpu_time_used: (40 + 20 + 90) / 3,
+        max_cpu_time_used: 90,
+        avg_memory_used: 7.5,
+        avg_heap_memory_used: 6,
+        avg_external_memory_used: 1.5,
+      },
+      // A bucket with logs but no worker that ended: 0, as Studio's charts expect.
+      { ...zero, timestamp: datetime(minuteStart - 2 * MINUTE), log_count: 1, log_info_count: 1 },
+    ]);
+    const studioFields = [
+      'requests_count', 'log_count', 'log_info_count', 'log_warn_count', 'log_error_count', 'success_count', 'redirect_count', 'client_err_count',
+      'server_err_count', 'avg_cpu_time_used', 'avg_memory_used', 'avg_execution_time', 'max_execution_time', 'avg_heap_memory_used',
+      'avg_external_memory_used', 'max_cpu_time_used',
+    ];
+    assert.deepEqual(Object.keys(rows[0]!).sort(), ['timestamp', ...studioFields].sort());
   });
 });
 

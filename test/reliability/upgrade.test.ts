@@ -11,7 +11,10 @@ import { stageFittingRows } from '../../src/warehouse/staged-rows.ts';
 import pg from 'pg';
 import { freePort, spawnServer, startToExit, stopServer } from '../support/process.ts';
 import { postgresUnavailable, skipUnlessAvailable, startPostgres } from '../support/postgres.ts';
+import { sample } from '../support/samples.ts';
 import { PRIVATE_KEY, startTestServer } from '../support/server.ts';
+import { DuckDbWarehouse } from '../../src/warehouse/duckdb/adapter.ts';
+import { schemaForRows } from '../../src/warehouse/schema.ts';
 
 let root: string;
 /** A data dir as today's code leaves it, with a source, events, an endpoint; the marker removed below. */
@@ -244,5 +247,63 @@ test('a shared PostgreSQL catalog provisioned before gets logs.all and usage.api
   } finally {
     await client.end().catch(() => undefined);
     await database.stop();
+  }
+});
+
+test('a format 3 data dir: functions.combined-stats gets its query with CPU time and memory, the function logs their fields; a changed one is kept', async () => {
+  const dataDir = await copyOf('format-3');
+  const markerPath = join(dataDir, MARKER_FILE);
+  const catalogPath = join(dataDir, 'catalog.json');
+  // As a format 3 Sawmill left it: the function logs' storage with the sample log line's fields
+  // only, and functions.combined-stats with an older query (any other text stands for it).
+  const functionLogs = (JSON.parse(await readFile(catalogPath, 'utf8')) as { sources: Array<{ name: string; token: string }> }).sources.find((source) => source.name === 'deno-subhosting-events')!.token;
+  const warehouse = await DuckDbWarehouse.open({ path: join(dataDir, 'sawmill.duckdb'), stagingDir: join(dataDir, 'staging'), memoryLimit: '256MB' });
+  await warehouse.dropSource(functionLogs);
+  await warehouse.createSource(functionLogs);
+  const { id: _id, timestamp: _timestamp, event_message: _message, ...fields } = sample('deno-subhosting-events');
+  await warehouse.append([{ sourceId: functionLogs, schema: schemaForRows(new Map(), [{ fields }]), rows: [] }]);
+  assert.ok(!JSON.stringify([...warehouse.schema(functionLogs)]).includes('cpu_time_used'));
+  await warehouse.close();
+  const OLD_QUERY = 'select timestamp, event_message from `deno-relay-logs` limit 1';
+  const setOldQuery = async (changedByUser: boolean) => {
+    const catalog = JSON.parse(await readFile(catalogPath, 'utf8')) as { endpoints: Array<{ name: string; query: string; inserted_at: string; updated_at: string }> };
+    const endpoint = catalog.endpoints.find((candidate) => candidate.name === 'functions.combined-stats')!;
+    endpoint.query = OLD_QUERY;
+    endpoint.updated_at = changedByUser ? new Date(Date.parse(endpoint.inserted_at) + 60_000).toISOString() : endpoint.inserted_at;
+    await writeFile(catalogPath, JSON.stringify(catalog));
+    await writeFile(markerPath, `${JSON.stringify({ ...DATA_FORMAT, format: 3, written_by: '0.2.0' })}\n`);
+  };
+  const runAndReadQuery = async (url: string) => {
+    const reply = await fetch(`${url}/api/endpoints/query/functions.combined-stats?project=default&interval=1day&function_id=f`, { headers: { 'x-api-key': PRIVATE_KEY } });
+    assert.equal(reply.status, 200);
+    return { query: ((await (await fetch(`${url}/api/endpoints`, { headers: { 'x-api-key': PRIVATE_KEY } })).json()) as Array<{ name: string; query: string }>).find((endpoint) => endpoint.name === 'functions.combined-stats')!.query };
+  };
+
+  await setOldQuery(true);
+  let server = await spawnServer({ SAWMILL_DATA_DIR: dataDir, SAWMILL_API_KEY: PRIVATE_KEY, SAWMILL_LOG_LEVEL: 'info' }, await freePort());
+  try {
+    assert.match(server.output(), new RegExp(`data dir ${dataDir}: built-in endpoint functions\\.combined-stats was changed after it was provisioned and keeps its query`));
+    assert.equal((await runAndReadQuery(server.url)).query, OLD_QUERY);
+  } finally {
+    assert.equal(await stopServer(server), 0);
+  }
+
+  await setOldQuery(false);
+  server = await spawnServer({ SAWMILL_DATA_DIR: dataDir, SAWMILL_API_KEY: PRIVATE_KEY, SAWMILL_LOG_LEVEL: 'info' }, await freePort());
+  try {
+    assert.match(server.output(), new RegExp(`data dir ${dataDir}: built-in endpoint functions\\.combined-stats has its new query`));
+    assert.match((await runAndReadQuery(server.url)).query, /avg_external_memory_used/);
+    // A worker's end, as the edge runtime reports it, lands in typed fields the endpoint reads.
+    const at = new Date(Date.now() - 60_000).toISOString();
+    const shutdown = { timestamp: at, event_message: 'shutdown', metadata: { project_ref: 'default', function_id: 'f', event_type: 'Shutdown', reason: 'WallClockTime', cpu_time_used: 12, memory_used: { total: 3 * 1048576, heap: 2 * 1048576, external: 1048576 } } };
+    const shipped = await fetch(`${server.url}/api/logs?source_name=deno-subhosting-events`, { method: 'POST', headers: { 'x-api-key': PRIVATE_KEY, 'content-type': 'application/json' }, body: JSON.stringify([shutdown]) });
+    assert.equal(shipped.status, 200);
+    const rows = (await (await fetch(`${server.url}/api/endpoints/query/functions.combined-stats?project=default&interval=1day&function_id=f`, { headers: { 'x-api-key': PRIVATE_KEY } })).json()) as { result: Array<Record<string, number>> };
+    assert.deepEqual(
+      rows.result.map((row) => [row.max_cpu_time_used, row.avg_memory_used, row.avg_heap_memory_used, row.avg_external_memory_used]),
+      [[12, 3, 2, 1]],
+    );
+  } finally {
+    assert.equal(await stopServer(server), 0);
   }
 });
