@@ -3,6 +3,7 @@ import { chmod, copyFile, lstat, mkdir, open, readdir, readFile, realpath, write
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { DATA_FORMAT, MARKER_FILE, SAWMILL_VERSION, type DataFormat } from './data-format.ts';
 import { AppError } from './errors.ts';
+import { ENVIRONMENT_KEYS_FILE } from './keys-in-force.ts';
 import type { EventWriter } from './pipeline/writer.ts';
 import type { Warehouse } from './warehouse/types.ts';
 
@@ -16,8 +17,11 @@ export interface BackupManifest {
   files: string[];
 }
 
-/** Kept beside the events: the catalog, the key a generated-key install signs in with, the format marker. */
-const DATA_DIR_FILES = ['catalog.json', 'private-key', MARKER_FILE];
+/**
+ * Kept beside the events: the keys the environment set before (by hash), the catalog, the key a
+ * generated-key install signs in with, the format marker.
+ */
+const DATA_DIR_FILES = [ENVIRONMENT_KEYS_FILE, 'catalog.json', 'private-key', MARKER_FILE];
 
 /**
  * Every name a backup's manifest may list: DuckDB's file and its write-ahead log (what

@@ -10,6 +10,9 @@ export interface Config {
   privateKey: string | undefined;
   /** An ingest-only key from the environment, if configured. */
   ingestKey: string | undefined;
+  /** The variables the two keys came from (SAWMILL_API_KEY or its alias, ...), for the start's log. */
+  privateKeyVariable?: string | undefined;
+  ingestKeyVariable?: string | undefined;
   /** Largest accepted request body, compressed or not. */
   maxBodyBytes: number;
   /**
@@ -115,8 +118,11 @@ export function loadConfig(env: Env = process.env): Config {
     port: integer(env, 'PORT', 4000),
     host: env.HOST || '127.0.0.1',
     dataDir: resolve(env.SAWMILL_DATA_DIR || './data'),
+    // An empty value is no key: the one in force before stays (src/keys-in-force.ts).
     privateKey: env.SAWMILL_API_KEY || env.LOGFLARE_PRIVATE_ACCESS_TOKEN || undefined,
     ingestKey: env.SAWMILL_INGEST_KEY || env.LOGFLARE_PUBLIC_ACCESS_TOKEN || undefined,
+    privateKeyVariable: env.SAWMILL_API_KEY ? 'SAWMILL_API_KEY' : env.LOGFLARE_PRIVATE_ACCESS_TOKEN ? 'LOGFLARE_PRIVATE_ACCESS_TOKEN' : undefined,
+    ingestKeyVariable: env.SAWMILL_INGEST_KEY ? 'SAWMILL_INGEST_KEY' : env.LOGFLARE_PUBLIC_ACCESS_TOKEN ? 'LOGFLARE_PUBLIC_ACCESS_TOKEN' : undefined,
     maxBodyBytes: integer(env, 'SAWMILL_MAX_BODY_BYTES', 12 * 1024 * 1024),
     maxHeaderBytes: integer(env, 'SAWMILL_MAX_HEADER_BYTES', 512 * 1024),
     maxEventsPerRequest: positive(env, 'SAWMILL_MAX_EVENTS_PER_REQUEST', 100_000),

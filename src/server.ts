@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
-import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { DEFAULT_OWNER_ID, generateKey, KeyRing } from './catalog/access.ts';
+import { DEFAULT_OWNER_ID, KeyRing } from './catalog/access.ts';
 import { FileCatalog } from './catalog/file-catalog.ts';
 import { PostgresCatalog } from './catalog/postgres-catalog.ts';
 import type { Config } from './config.ts';
 import { EndpointService } from './endpoints/service.ts';
+import { keysInForce } from './keys-in-force.ts';
 import { requestLimits } from './ingest/request-limits.ts';
 import { SawmillMetrics } from './monitoring.ts';
 import { buildApp } from './http/app.ts';
@@ -33,17 +33,6 @@ export interface RunningServer {
   url: string;
   /** Stop accepting, finish requests in flight, commit what was acknowledged, close storage. */
   close(): Promise<void>;
-}
-
-/** With no private key configured, one is generated on first start and kept in the data dir. */
-async function privateKeyFor(config: Config, log: (message: string) => void): Promise<string> {
-  if (config.privateKey) return config.privateKey;
-  const path = join(config.dataDir, 'private-key');
-  if (existsSync(path)) return (await readFile(path, 'utf8')).trim();
-  await writeFile(path, `${generateKey()}\n`, { mode: 0o600 });
-  await chmod(path, 0o600);
-  log(`no SAWMILL_API_KEY set: generated a private key, stored in ${path}`);
-  return (await readFile(path, 'utf8')).trim();
 }
 
 function logQueriesUpdated(updated: { changed: string[]; kept: string[] }, where: string): void {
@@ -112,7 +101,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
     onPromotionFailed: (error, sourceId) => app.log.warn({ err: error, source: sourceId }, 'keeping copies of what an endpoint reads failed: it reads the nested fields instead'),
   });
   const metrics = new SawmillMetrics({ writer, endpoints, storage, dataDir: config.dataDir, maxQueuedEvents: config.maxQueuedEvents });
-  const keys = new KeyRing(catalog, { privateKey: await privateKeyFor(config, (message) => console.log(message)), ingestKey: config.ingestKey });
+  const inForce = await keysInForce(config);
+  for (const line of inForce.sources) console.log(line);
+  const keys = new KeyRing(catalog, { privateKeyHash: inForce.privateKeyHash, ingestKeyHash: inForce.ingestKeyHash });
   // Queries the warehouse runs at once: DuckDB's readers (as many as the threadpool leaves), or as configured.
   const querySlots = config.warehouse === 'duckdb' ? queryConnections(config.queryConcurrency, libuvThreadpoolSize()) : config.queryConcurrency;
   const fairness = new QueryFairness({

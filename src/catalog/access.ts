@@ -41,13 +41,14 @@ export const DEFAULT_OWNER_ID = 1;
 export class KeyRing {
   private readonly configured: Array<{ hash: Buffer; principal: Principal }>;
 
+  /** The keys in force from the environment or the data dir, by their SHA-256 (hex): src/keys-in-force.ts. */
   constructor(
     private readonly catalog: Catalog,
-    keys: { privateKey?: string | undefined; ingestKey?: string | undefined },
+    keys: { privateKeyHash?: string | undefined; ingestKeyHash?: string | undefined },
   ) {
     this.configured = [];
-    if (keys.privateKey) this.configured.push({ hash: digest(keys.privateKey), principal: { ownerId: DEFAULT_OWNER_ID, scopes: ['private'] } });
-    if (keys.ingestKey) this.configured.push({ hash: digest(keys.ingestKey), principal: { ownerId: DEFAULT_OWNER_ID, scopes: ['ingest'] } });
+    if (keys.privateKeyHash) this.configured.push({ hash: Buffer.from(keys.privateKeyHash, 'hex'), principal: { ownerId: DEFAULT_OWNER_ID, scopes: ['private'] } });
+    if (keys.ingestKeyHash) this.configured.push({ hash: Buffer.from(keys.ingestKeyHash, 'hex'), principal: { ownerId: DEFAULT_OWNER_ID, scopes: ['ingest'] } });
   }
 
   /** The principal a presented key stands for, or undefined. Configured keys compare in constant time. */

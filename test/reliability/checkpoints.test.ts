@@ -40,7 +40,7 @@ test('the console list then a retention change: backups still work, restore, and
   const backup = await server.request('POST', '/api/backup', { body: { dir: join(root, 'after') } });
   assert.equal(backup.status, 200, JSON.stringify(backup.body));
   // Folded before the copy: the file alone holds everything.
-  assert.deepEqual(backup.body.files, ['sawmill.duckdb', 'catalog.json', 'sawmill-format.json']);
+  assert.deepEqual(backup.body.files, ['sawmill.duckdb', 'environment-keys.json', 'catalog.json', 'sawmill-format.json']);
 
   const restoredDir = join(root, 'restored');
   await restoreDataDir(join(root, 'after'), restoredDir);
