@@ -77,7 +77,7 @@ async function generatedKeyHash(dataDir: string, sources: string[]): Promise<str
   }
   await writeFile(path, `${generateKey()}\n`, { mode: 0o600 });
   await chmod(path, 0o600);
-  sources.unshift(`private key: none set (SAWMILL_API_KEY): generated one, stored in ${path}`);
+  sources.unshift(`private key: none set (SAWMILL_API_KEY): generated a private key, stored in ${path}`);
   return hashKey((await readFile(path, 'utf8')).trim());
 }
 

@@ -19,13 +19,15 @@ export interface Connection {
 }
 
 /**
- * `--url`/`SAWMILL_URL`, `--key`/`SAWMILL_API_KEY`; with no key given, the key a local server
- * generated on first start (`$SAWMILL_DATA_DIR/private-key`), so `sawmill` works beside
- * `npm start` with no setup.
+ * `--url`/`SAWMILL_URL`, `--key`/`SAWMILL_API_KEY` or the key the service itself reads from the
+ * same variables (`LOGFLARE_PRIVATE_ACCESS_TOKEN`, which Supabase's stack sets, so `sawmill` in
+ * the analytics container signs in as Studio does); with none given (an empty value is none),
+ * the key a local server generated on first start (`$SAWMILL_DATA_DIR/private-key`), so
+ * `sawmill` works beside `npm start` with no setup.
  */
 export function connection(options: { url?: string | undefined; key?: string | undefined }, env: NodeJS.ProcessEnv = process.env): Connection {
   const url = (options.url ?? env.SAWMILL_URL ?? DEFAULT_URL).replace(/\/+$/, '');
-  let key = options.key ?? env.SAWMILL_API_KEY;
+  let key = options.key || env.SAWMILL_API_KEY || env.LOGFLARE_PRIVATE_ACCESS_TOKEN;
   if (!key) {
     const generated = join(resolve(env.SAWMILL_DATA_DIR || './data'), 'private-key');
     if (existsSync(generated)) key = readFileSync(generated, 'utf8').trim();

@@ -44,7 +44,8 @@ Commands
 
 Options
   --url URL      service address (env SAWMILL_URL, default http://127.0.0.1:4000)
-  --key KEY      API key (env SAWMILL_API_KEY, else ./data/private-key when present)
+  --key KEY      API key (env SAWMILL_API_KEY or LOGFLARE_PRIVATE_ACCESS_TOKEN, else
+                 ./data/private-key when present)
   --json         machine-readable output
   -h, --help     this help
   --version      the version of this sawmill

@@ -2,13 +2,15 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { freePort } from '../support/process.ts';
+import { connection } from '../../src/cli/client.ts';
 import { PRIVATE_KEY, startTestServer, type TestServer } from '../support/server.ts';
+import { LOGFLARE_ENVIRONMENT, STACK_PRIVATE_TOKEN } from '../support/supabase-stack.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/sawmill.mjs', import.meta.url));
 
@@ -326,5 +328,32 @@ test('sawmill serve runs the service; other commands find its generated key in t
     const [code] = await once(child, 'exit');
     assert.equal(code, 0, output);
     await rm(dataDir, { recursive: true, force: true });
+  }
+});
+
+test("the key: --key, SAWMILL_API_KEY, the service's LOGFLARE_PRIVATE_ACCESS_TOKEN (Supabase's analytics container), then the generated file; empty values count as none", async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'sawmill-cli-key-'));
+  try {
+    await writeFile(join(dataDir, 'private-key'), 'generated-key\n');
+    const key = (options: { key?: string }, env: Record<string, string>) => connection(options, { SAWMILL_DATA_DIR: dataDir, ...env }).key;
+    assert.equal(key({ key: 'flag' }, { SAWMILL_API_KEY: 'sawmill', LOGFLARE_PRIVATE_ACCESS_TOKEN: 'logflare' }), 'flag');
+    assert.equal(key({}, { SAWMILL_API_KEY: 'sawmill', LOGFLARE_PRIVATE_ACCESS_TOKEN: 'logflare' }), 'sawmill');
+    assert.equal(key({}, { SAWMILL_API_KEY: '', LOGFLARE_PRIVATE_ACCESS_TOKEN: 'logflare' }), 'logflare');
+    assert.equal(key({}, { SAWMILL_API_KEY: '', LOGFLARE_PRIVATE_ACCESS_TOKEN: '' }), 'generated-key');
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('inside the Supabase analytics container, commands sign in with LOGFLARE_PRIVATE_ACCESS_TOKEN', async () => {
+  const server = await startTestServer({ privateKey: STACK_PRIVATE_TOKEN });
+  try {
+    // The container's environment as Supabase's overlay and our image set it; no key file in /data.
+    const env = { ...LOGFLARE_ENVIRONMENT, SAWMILL_DATA_DIR: server.dataDir, SAWMILL_URL: server.url };
+    const listed = await sawmill(['sources', 'list', '--json'], { env });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.ok(JSON.parse(listed.stdout).some((source: { name: string }) => source.name === 'deno-relay-logs'));
+  } finally {
+    await server.stop({ removeData: true });
   }
 });

@@ -191,11 +191,13 @@ test('the image builds from a clean checkout, and its CMD serves Supabase with L
     assert.equal(health.status, 200, JSON.stringify(body));
     assert.equal(body.result.reduce((total, row) => total + row.postgres_logs.total, 0), 1);
 
-    // The CLI the image ships, with production dependencies only.
-    const cliOutput = execFileSync(process.execPath, ['bin/sawmill.mjs', 'query', 'logs.all', '--url', url, '--key', STACK_PRIVATE_TOKEN, '--json', '--param', 'project=default', '--param', 'project_tier=ENTERPRISE'], {
+    // The CLI the image ships (its `sawmill` command), with production dependencies only, run in
+    // the analytics container as Supabase's overlay configures it: it signs in with the
+    // LOGFLARE_PRIVATE_ACCESS_TOKEN the service reads, no --key needed.
+    const cliOutput = execFileSync(process.execPath, ['bin/sawmill.cjs', 'query', 'logs.all', '--url', url, '--json', '--param', 'project=default', '--param', 'project_tier=ENTERPRISE'], {
       cwd: image.dir,
       encoding: 'utf8',
-      env: { PATH: process.env.PATH! },
+      env: { PATH: process.env.PATH!, ...LOGFLARE_ENVIRONMENT, ...image.env, SAWMILL_DATA_DIR: dataDir },
     });
     assert.doesNotThrow(() => JSON.parse(cliOutput), cliOutput);
   } finally {

@@ -77,7 +77,7 @@ test('an empty or unset variable keeps the key it set in force; a new value repl
 test('with no key ever set, one is generated once and stays in force', async () => {
   const dataDir = join(root, 'generated');
   const first = await withServer({ SAWMILL_DATA_DIR: dataDir, SAWMILL_API_KEY: '' }, async () => undefined);
-  assert.match(first, new RegExp(`^private key: none set \\(SAWMILL_API_KEY\\): generated one, stored in ${join(dataDir, 'private-key')}$`, 'm'));
+  assert.match(first, new RegExp(`^private key: none set \\(SAWMILL_API_KEY\\): generated a private key, stored in ${join(dataDir, 'private-key')}$`, 'm'));
   assert.match(first, /^ingest key: none /m);
   const again = await withServer({ SAWMILL_DATA_DIR: dataDir, SAWMILL_API_KEY: '' }, async () => undefined);
   assert.match(again, new RegExp(`^private key: generated at first start, in ${join(dataDir, 'private-key')}$`, 'm'));
