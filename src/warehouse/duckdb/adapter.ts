@@ -442,13 +442,20 @@ export class DuckDbWarehouse implements Warehouse {
 
   /**
    * Checkpoint once writes pause, so a quiet server holds no WAL to replay and no unwritten row
-   * groups in memory; one that fails is tried again until one works.
+   * groups in memory. One a running query refused is tried again until one works; one that failed
+   * for want of space invalidated the database (exclusive() notices, and the file is reopened):
+   * the next write that works schedules the next one, as trying on a full disk only fails again.
    */
   private checkpointWhenIdle(delayMs = IDLE_CHECKPOINT_MS): void {
     clearTimeout(this.idleCheckpointTimer);
     if (this.closed) return;
-    // A checkpoint that fails for want of space invalidates the database: exclusive() notices.
-    this.idleCheckpointTimer = setTimeout(() => void this.exclusive(() => this.checkpoint()).catch(() => this.checkpointWhenIdle(CHECKPOINT_RETRY_MS)), delayMs);
+    this.idleCheckpointTimer = setTimeout(
+      () =>
+        void this.exclusive(() => this.checkpoint()).catch((error: unknown) => {
+          if (isCheckpointRefused(error)) this.checkpointWhenIdle(CHECKPOINT_RETRY_MS);
+        }),
+      delayMs,
+    );
     this.idleCheckpointTimer.unref();
   }
 
