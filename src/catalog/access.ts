@@ -51,6 +51,11 @@ export class KeyRing {
     if (keys.ingestKeyHash) this.configured.push({ hash: Buffer.from(keys.ingestKeyHash, 'hex'), principal: { ownerId: DEFAULT_OWNER_ID, scopes: ['ingest'] } });
   }
 
+  /** Whether `value` is a key this service accepts now (what the log must not show, wherever it was sent). */
+  isKey(value: string): boolean {
+    return this.authenticate(value) !== undefined;
+  }
+
   /** The principal a presented key stands for, or undefined. Configured keys compare in constant time. */
   authenticate(key: string): Principal | undefined {
     const presented = digest(key);

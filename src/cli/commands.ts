@@ -122,6 +122,14 @@ async function resolveScopes(client: ApiClient, scopes: string[]): Promise<strin
 
 const KEYS_USAGE = 'sawmill keys list | keys create --scope SCOPE [--scope ...] [--description TEXT] | keys revoke <id>';
 
+/** The id of the access token holding `key`, asked with the key in the body: a URL is logged by proxies. */
+async function keyId(client: ApiClient, key: string): Promise<string> {
+  const token = await client.request<{ id: number }>('POST', '/api/access-tokens/lookup', { token: key }).catch((error: unknown) => {
+    throw error instanceof CliError && /^404:/.test(error.message) ? new CliError(`${error.message.replace(/^404: /, '')} (see sawmill keys list)`) : error;
+  });
+  return String(token.id);
+}
+
 export async function keysCommand({ client, positionals, values, json, out }: CommandContext): Promise<void> {
   const [action, target] = positionals;
   if (action === 'list' || action === undefined) {
@@ -130,10 +138,11 @@ export async function keysCommand({ client, positionals, values, json, out }: Co
   }
   if (action === 'revoke') {
     if (!target) throw usage('sawmill keys revoke <id> (the id keys list shows, or the key itself)');
-    await client.request('DELETE', `/api/access-tokens/${path(target)}`).catch((error: unknown) => {
-      throw error instanceof CliError && /^404:/.test(error.message) ? new CliError(`no key "${/^\d+$/.test(target) ? target : 'given'}" (see sawmill keys list)`) : error;
+    const id = /^\d+$/.test(target) ? target : await keyId(client, target);
+    await client.request('DELETE', `/api/access-tokens/${id}`).catch((error: unknown) => {
+      throw error instanceof CliError && /^404:/.test(error.message) ? new CliError(`no key ${id} (see sawmill keys list)`) : error;
     });
-    return out(json ? JSON.stringify({ revoked: target }) : `revoked key ${/^\d+$/.test(target) ? target : '(given by value)'}; it no longer works`);
+    return out(json ? JSON.stringify({ revoked: id }) : `revoked key ${id}; it no longer works`);
   }
   if (action !== 'create') throw usage(KEYS_USAGE);
   const scopes = await resolveScopes(client, (values.scope as string[] | undefined) ?? []);

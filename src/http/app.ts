@@ -1,7 +1,7 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify';
-import { redactUrl } from './auth.ts';
 import { prettyDestination, type LogFormat } from './log-format.ts';
 import { registerErrorHandling } from './errors.ts';
+import { logEachRequest, loggedUrl } from './request-log.ts';
 import { releaseYoungGenerationWhenIdle } from './idle-memory.ts';
 import accessTokenRoutes from './routes/access-tokens.ts';
 import backupRoutes from './routes/backup.ts';
@@ -29,27 +29,8 @@ export interface HttpOptions {
   maxHeaderBytes?: number;
 }
 
-/**
- * What the console polls every 5 s per open tab, and what health checks call: at info they filled
- * the log with a line a poll, so they are logged at debug.
- */
-const POLLED_ROUTES = new Set(['/health', '/metrics', '/api/explorer/sources', '/api/explorer/key']);
-
-/**
- * One line a request once it is answered: method, path (keys redacted), status and time, with the
- * request's fields for machines. Through the request's own logger, so a route's level holds
- * (ingestion logs its requests only at debug: routes/ingest.ts).
- */
-function logEachRequest(app: FastifyInstance): void {
-  app.addHook('onResponse', (request, reply, done) => {
-    const polled = request.method === 'GET' && POLLED_ROUTES.has(request.routeOptions.url ?? '');
-    const message = `${request.method} ${redactUrl(request.url)} ${reply.statusCode} in ${Math.round(reply.elapsedTime)} ms`;
-    request.log[polled ? 'debug' : 'info']({ req: request, res: reply, responseTime: reply.elapsedTime }, message);
-    done();
-  });
-}
-
 export async function buildApp(services: Services, options: HttpOptions): Promise<FastifyInstance> {
+  const isKey = (value: string) => services.keys.isKey(value);
   const maxHeaderBytes = options.maxHeaderBytes ?? 512 * 1024;
   const requestTimeout = options.requestTimeoutMs ?? 60_000;
   const headersTimeout = Math.min(options.headersTimeoutMs ?? 10_000, requestTimeout);
@@ -65,8 +46,8 @@ export async function buildApp(services: Services, options: HttpOptions): Promis
     logger: {
       level: options.logLevel,
       serializers: {
-        // Keys travel in headers and in ?api_key=: log neither.
-        req: (request) => ({ method: request.method, url: redactUrl(request.url), remoteAddress: request.ip }),
+        // Keys travel in headers, in ?api_key= and in some paths: log none of them.
+        req: (request) => ({ method: request.method, url: loggedUrl(request, isKey), remoteAddress: request.ip }),
       },
       ...(options.logFormat === 'pretty' ? { stream: prettyDestination() } : {}),
     },
@@ -86,7 +67,7 @@ export async function buildApp(services: Services, options: HttpOptions): Promis
     forceCloseConnections: 'idle',
   });
   registerErrorHandling(app);
-  logEachRequest(app);
+  logEachRequest(app, isKey);
   // Node's parser did not always hold the request line to maxHeaderSize: a 600 KB line was once
   // answered 200 in a full test run on a loaded machine. The limit is checked here as well.
   app.addHook('onRequest', (request, reply, done) => {

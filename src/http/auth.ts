@@ -34,28 +34,3 @@ function missingKeyMessage(authorization: string | undefined): string {
 }
 
 export const forbidden = (what: string) => new AppError(403, 'forbidden', `this key may not ${what}`);
-
-/**
- * Replace secrets in a URL before it is logged: the value of every query parameter whose name,
- * decoded as the query parser decodes it (`api%5Fkey` is `api_key`), could carry a key, whatever
- * its case or separators (`API-Key`, `apikey`, `api_key[]`).
- */
-export function redactUrl(url: string): string {
-  const query = url.indexOf('?');
-  if (query < 0) return url;
-  const pairs = url.slice(query + 1).split('&').map((pair) => {
-    const equals = pair.indexOf('=');
-    const name = equals < 0 ? pair : pair.slice(0, equals);
-    return decodedName(name).toLowerCase().replace(/[^a-z0-9]/g, '') === 'apikey' ? `${name}=[redacted]` : pair;
-  });
-  return `${url.slice(0, query + 1)}${pairs.join('&')}`;
-}
-
-function decodedName(name: string): string {
-  const spaced = name.replaceAll('+', ' ');
-  try {
-    return decodeURIComponent(spaced);
-  } catch {
-    return spaced;
-  }
-}

@@ -81,7 +81,7 @@ describe('sources', () => {
 });
 
 describe('access tokens and scopes', () => {
-  test('the key is shown once; list hides it; delete by id or by the key itself', async () => {
+  test('the key is shown once; list hides it; lookup by the key; delete by id or by the key itself', async () => {
     const created = await server.request('POST', '/api/access-tokens', { body: { scopes: ['query'], description: 'dash' } });
     assert.equal(created.status, 201);
     const key = created.body.token;
@@ -89,6 +89,11 @@ describe('access tokens and scopes', () => {
     assert.ok(listed.some((token: any) => token.id === created.body.id && token.token === undefined));
     assert.ok(!JSON.stringify(listed).includes(key));
     assert.equal((await server.request('GET', '/api/endpoints/query/logs.all?project=x&project_tier=FREE', { key })).status, 200);
+    const found = await server.request('POST', '/api/access-tokens/lookup', { body: { token: key } });
+    assert.deepEqual([found.status, found.body.id, found.body.token], [200, created.body.id, undefined]);
+    const configured = await server.request('POST', '/api/access-tokens/lookup', { body: { token: PRIVATE_KEY } });
+    assert.equal(configured.status, 404);
+    assert.match(configured.body.message, /keys set by SAWMILL_API_KEY or SAWMILL_INGEST_KEY are not access tokens/);
     assert.equal((await server.request('DELETE', `/api/access-tokens/${encodeURIComponent(key)}`)).status, 204);
     assert.equal((await server.request('GET', '/api/endpoints/query/logs.all?project=x&project_tier=FREE', { key })).status, 401);
     const bad = await server.request('POST', '/api/access-tokens', { body: { scopes: ['root'] } });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { generateKey, hashKey } from '../../src/catalog/access.ts';
 import { INGEST_ROUTES } from '../../src/ingest/index.ts';
-import { freePort, spawnServer, stopServer } from '../support/process.ts';
+import { freePort, runCli, spawnServer, stopServer } from '../support/process.ts';
 import { INGEST_KEY, PRIVATE_KEY, startTestServer, type TestServer } from '../support/server.ts';
 import { send } from './support.ts';
 
@@ -181,6 +181,7 @@ test('keys never appear in logs (debug level) or error bodies, and are stored on
   const privateKey = `private-${generateKey()}`;
   const ingestKey = `ingest-${generateKey()}`;
   const wrongKey = `wrong-${generateKey()}`;
+  let keptKey = '';
   const child = await spawnServer({ SAWMILL_DATA_DIR: dataDir, SAWMILL_API_KEY: privateKey, SAWMILL_INGEST_KEY: ingestKey, SAWMILL_LOG_LEVEL: 'trace' }, await freePort());
   try {
     const bodies: string[] = [];
@@ -220,8 +221,40 @@ test('keys never appear in logs (debug level) or error bodies, and are stored on
         await call('DELETE', `/api/access-tokens/999${q('')}`, headers);
       }
     }
+    // Keys in the path: where a route takes one (revoking a token by its key: by then it is no
+    // longer a key), and wherever else a careless client puts one (a source's place, ?token=).
+    // A 404 may name the path to the one who sent it, so these replies are not read.
+    const manage = { 'x-api-key': privateKey };
+    const keysNow = [privateKey, ingestKey, issued];
+    for (const key of keysNow) {
+      const inPath = encodeURIComponent(key);
+      for (const path of [`/api/sources/${inPath}`, `/api/sources/${inPath}/events`, `/api/sources/${inPath}/tail`, `/api/endpoints/${inPath}`, `/api/endpoints/query/${inPath}`, `/endpoints/query/${inPath}`, `/logs/${inPath}`, `/no/such/${inPath}/route`]) {
+        await send(child.url, 'GET', path, manage);
+      }
+      await send(child.url, 'GET', `/api/sources?token=${inPath}`, manage);
+      await send(child.url, 'POST', `/logs?source=${source}&access_token=${inPath}`, { ...manage, 'content-type': 'application/json' }, '{"message":"ok"}');
+    }
+    for (const key of [wrongKey, privateKey, ingestKey, issued]) {
+      await send(child.url, 'DELETE', `/api/access-tokens/${encodeURIComponent(key)}`, manage);
+    }
+    assert.equal((await send(child.url, 'GET', '/api/sources', { 'x-api-key': issued })).status, 401, 'the issued key was revoked by its value');
+    // The CLI revokes a key given by value by its id: the key goes in a body, never in a URL.
+    const another = JSON.parse((await send(child.url, 'POST', '/api/access-tokens', { ...manage, 'content-type': 'application/json' }, '{"scopes":"ingest"}')).text) as { id: number; token: string };
+    presented.push(another.token);
+    const revoke = await runCli(['keys', 'revoke', another.token], { SAWMILL_URL: child.url, SAWMILL_API_KEY: privateKey });
+    assert.equal(revoke.code, 0, revoke.stderr);
+    assert.equal(revoke.stdout.trim(), `revoked key ${another.id}; it no longer works`);
+    assert.equal((await send(child.url, 'GET', '/api/sources', { 'x-api-key': another.token })).status, 401);
+    // One kept, to see how it is stored.
+    keptKey = JSON.parse((await send(child.url, 'POST', '/api/access-tokens', { ...manage, 'content-type': 'application/json' }, '{"scopes":"query"}')).text).token;
+    presented.push(keptKey);
+
     const output = child.output();
     assert.match(output, /"msg":"GET \/api\/sources\?api_key=\[redacted\] 200 in \d+ ms"/, 'requests were logged');
+    assert.match(output, /"msg":"GET \/api\/sources\/\[redacted\]\/events 404 in \d+ ms"/);
+    assert.match(output, /"msg":"GET \/api\/sources\?token=\[redacted\] 200 in \d+ ms"/);
+    assert.match(output, /"msg":"DELETE \/api\/access-tokens\/\[redacted\] 204 in \d+ ms"/);
+    assert.match(output, new RegExp(`"msg":"DELETE /api/access-tokens/${another.id} 204 in \\d+ ms"`), 'the CLI revoked by id');
     for (const key of presented) {
       assert.ok(!output.includes(key), 'a key appears in the log');
       const leak = bodies.find((body) => body.includes(key));
@@ -238,7 +271,7 @@ test('keys never appear in logs (debug level) or error bodies, and are stored on
     for (const name of await readdir(dataDir, { recursive: true })) {
       const bytes = await readFile(join(dataDir, name)).catch(() => undefined);
       if (!bytes) continue; // a folder
-      for (const secret of [privateKey, ingestKey]) assert.ok(!bytes.includes(secret), `${name} holds a key`);
+      for (const secret of [privateKey, ingestKey, keptKey]) assert.ok(!bytes.includes(secret), `${name} holds a key`);
     }
     assert.equal(createHash('sha256').update('x').digest('hex').length, 64);
   } finally {
