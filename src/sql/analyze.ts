@@ -482,11 +482,13 @@ class Analyzer {
       }
       case 'quantile': {
         const type = recurse(expr.expr);
+        expr.valueType = type;
         if (expr.over) this.window(expr.over, recurse);
         return type;
       }
       case 'quantiles': {
         const element = recurse(expr.expr);
+        expr.valueType = element;
         if (expr.over) this.window(expr.over, recurse);
         return { kind: 'array', element };
       }

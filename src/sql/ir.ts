@@ -263,9 +263,9 @@ export type Expr =
       resolved?: { signature: number; args: SqlType[]; named: Record<string, SqlType>; result: SqlType };
     }
   /** `approx_quantiles(x, n)[OFFSET(k)]`: the k/n quantile as a scalar aggregate. */
-  | { kind: 'quantile'; expr: Expr; fraction: number; over?: WindowSpec }
+  | ({ kind: 'quantile'; expr: Expr; fraction: number; over?: WindowSpec } & QuantileModifiers)
   /** `approx_quantiles(x, n)`: the n+1 boundaries, minimum and maximum included. */
-  | { kind: 'quantiles'; expr: Expr; buckets: number; over?: WindowSpec }
+  | ({ kind: 'quantiles'; expr: Expr; buckets: number; over?: WindowSpec } & QuantileModifiers)
   /**
    * `m['key']` (ClickHouse SQL): the value of a Map column under a key, the value type's default
    * ('' or 0) when the key is absent, as ClickHouse answers. Only a Map may be read this way (the
@@ -277,3 +277,12 @@ export type Expr =
   | { kind: 'grouping'; expr: Expr; at?: Position }
   /** A select-list alias used in GROUP BY / ORDER BY, as its 1-based position. */
   | { kind: 'position'; position: number };
+
+/** `APPROX_QUANTILES(DISTINCT x, n RESPECT NULLS)`, and the type of x once analyzed. */
+export interface QuantileModifiers {
+  distinct?: boolean;
+  /** NULLs are values, ordered first (BigQuery skips them unless asked). */
+  respectNulls?: boolean;
+  /** Set by the analyzer. */
+  valueType?: SqlType;
+}

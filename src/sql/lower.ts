@@ -950,7 +950,8 @@ export class Lowering {
       const offset = position === undefined ? undefined : mode === 'offset' ? position : position - 1;
       if (offset !== undefined) {
         if (offset < 0 || offset > base.buckets) throw invalidSql(`quantile offset ${offset} is outside 0..${base.buckets}`, positionOf(inner));
-        return { kind: 'quantile', expr: base.expr, fraction: offset / base.buckets, ...(base.over ? { over: base.over } : {}) };
+        const { distinct, respectNulls } = base;
+        return { kind: 'quantile', expr: base.expr, fraction: offset / base.buckets, ...(base.over ? { over: base.over } : {}), ...(distinct ? { distinct } : {}), ...(respectNulls ? { respectNulls } : {}) };
       }
     }
     return { kind: 'subscript', base, index: this.expr(inner, scope), mode, ...(inner === indexAst ? { bare: true } : {}) };
@@ -1070,8 +1071,7 @@ export class Lowering {
     const modifiers = this.callModifiers(fn, name, written, scope);
     if (name === 'approx_quantiles') {
       if (modifiers.orderBy || modifiers.limit !== undefined || modifiers.having || safe) throw invalidSql(`this form of ${written} is not supported`, position);
-      if (modifiers.ignoreNulls === false) throw invalidSql('APPROX_QUANTILES … RESPECT NULLS is not supported', position);
-      return this.approxQuantiles(fn, scope, over, distinct);
+      return this.approxQuantiles(fn, scope, over, { distinct, respectNulls: modifiers.ignoreNulls === false });
     }
 
     const known = lookupFunction(name);
@@ -1194,15 +1194,15 @@ export class Lowering {
     return { kind: 'date_part', part: 'week', weekStart: weekday };
   }
 
-  protected approxQuantiles(fn: AstFunction, scope: Scope, over: ir.WindowSpec | undefined, distinct: boolean): ir.Expr {
+  protected approxQuantiles(fn: AstFunction, scope: Scope, over: ir.WindowSpec | undefined, modifiers: { distinct: boolean; respectNulls: boolean }): ir.Expr {
     const args = this.plainArgs(fn, 'approx_quantiles');
     const [valueAst, bucketsAst] = args;
     const buckets = bucketsAst ? integerLiteral(bucketsAst) : undefined;
     if (!valueAst || args.length !== 2 || buckets === undefined || buckets < 1) {
       throw invalidSql('APPROX_QUANTILES takes a value and a positive integer literal', positionOf(fn));
     }
-    if (distinct) throw invalidSql('APPROX_QUANTILES(DISTINCT …) is not supported', positionOf(fn));
-    return { kind: 'quantiles', expr: this.expr(valueAst, scope), buckets, ...(over ? { over } : {}) };
+    const { distinct, respectNulls } = modifiers;
+    return { kind: 'quantiles', expr: this.expr(valueAst, scope), buckets, ...(over ? { over } : {}), ...(distinct ? { distinct } : {}), ...(respectNulls ? { respectNulls } : {}) };
   }
 
   protected window(over: NonNullable<AstFunction['over']>, scope: Scope, name: string): ir.WindowSpec {

@@ -29,6 +29,7 @@ import type { SqlType, TableShape } from '../../sql/catalog.ts';
 import type { FunctionName } from '../../sql/functions/index.ts';
 import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
+import { quantilePosition } from '../../sql/quantile-rank.ts';
 import { type ExprOf, type JoinStep, type PlannedFrom, SqlPrinter, isNonZeroNumber, starExpandsUnnestElements, structFieldName, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
 import { planArrayJoins } from './array-join.ts';
 import { CLICKHOUSE_FUNCTIONS, intervalUnit, SAFE_FUNCTIONS } from './functions/index.ts';
@@ -184,7 +185,7 @@ class ClickHousePrinter extends SqlPrinter {
 
   /** One UNNEST step as ARRAY JOIN; several arrays in one ARRAY JOIN are zipped, row by row. */
   private arrayJoin(step: UnnestStep): string {
-    const array = this.expr(step.array);
+    const array = this.unnestedArray(step.array);
     const columns = [`${array} AS ${quoteIdentifier(step.alias)}`];
     if (step.offsetAlias) columns.push(`range(length(${array})) AS ${quoteIdentifier(step.offsetAlias)}`);
     if (step.keepEmpty) columns.push(`arrayEnumerate(${array}) AS ${presenceColumn(step.alias.toLowerCase())}`);
@@ -205,10 +206,20 @@ class ClickHousePrinter extends SqlPrinter {
     return !on || isAlwaysTrue(on) ? '1 = 1' : this.expr(on);
   }
 
+  /**
+   * The array an UNNEST reads. An array of only NULLs is an ARRAY<INT64> in BigQuery; as ClickHouse's
+   * Array(Nullable(Nothing)) its elements would fit few functions (no context coerces it here).
+   */
+  private unnestedArray(array: ir.Expr): string {
+    const printed = this.expr(array);
+    const onlyNulls = array.kind === 'array' && array.elements.length > 0 && array.elements.every((element) => element.kind === 'null');
+    return onlyNulls ? `CAST(${printed} AS Array(Nullable(Int64)))` : printed;
+  }
+
   protected override unnestRelation(relation: UnnestRelation): string {
     // UNNEST as the whole FROM: its elements as a one-column table named by the alias, or for an
     // UNNEST without alias of a literal array of structs, one column per field.
-    const array = this.expr(relation.array);
+    const array = this.unnestedArray(relation.array);
     const fields = relation.anonymous ? literalStructFields(relation.array) : undefined;
     const elements = fields
       ? fields.map((name) => `tupleElement(${quoteIdentifier(relation.alias)}, ${quoteString(name)}) AS ${quoteIdentifier(name)}`)
@@ -480,9 +491,32 @@ class ClickHousePrinter extends SqlPrinter {
     return `toInt64(grouping(${key}))`;
   }
 
+  /**
+   * APPROX_QUANTILES picks values of the input, as BigQuery does (ClickHouse's quantile
+   * interpolates between them). Numbers and times go through a Greenwald-Khanna sketch (bounded
+   * memory, rank within 1/10,000 of the count, exact on small inputs, at the position DuckDB's
+   * quantile_disc picks); other types, and RESPECT NULLS, through the sorted values.
+   */
   protected override quantile(expr: ExprOf<'quantile'>): string {
-    // Reservoir-sampled (bounded memory), exact below 8,192 values: BigQuery's APPROX_QUANTILES.
-    return `quantile(${expr.fraction})(${this.expr(expr.expr)})${this.over(expr.over)}`;
+    if (!sketched(expr)) {
+      const sorted = this.sortedValues(expr);
+      return `if(empty(${sorted}), NULL, arrayElement(${sorted}, ${quantilePosition(`length(${sorted})`, expr.fraction, (a, b) => `intDiv(${a}, ${b})`)}))`;
+    }
+    const value = `if(count(${this.expr(expr.expr)})${this.over(expr.over)} = 0, NULL, ${this.gk(expr, 'quantileGK', [expr.fraction])})`;
+    return isBool(expr) ? `CAST(${value} AS Nullable(Bool))` : value;
+  }
+
+  private gk(expr: ExprOf<'quantile'> | ExprOf<'quantiles'>, name: string, fractions: number[]): string {
+    return `${name}${expr.distinct ? 'Distinct' : ''}(${GK_ACCURACY}, ${fractions.join(', ')})(${this.expr(expr.expr)})${this.over(expr.over)}`;
+  }
+
+  /** The values sorted (NULLs first, as values, under RESPECT NULLS; groupArray skips them unless in a tuple). */
+  private sortedValues(expr: ExprOf<'quantile'> | ExprOf<'quantiles'>): string {
+    const value = this.expr(expr.expr);
+    const collect = expr.distinct ? 'groupUniqArray' : 'groupArray';
+    // Over a value typed Nullable(Nothing) (UNNEST([NULL, NULL])) groupArray is NULL.
+    if (!expr.respectNulls) return `arraySort(ifNull(${collect}(${value})${this.over(expr.over)}, []))`;
+    return `arraySort(__v -> (isNotNull(__v), __v), arrayMap(__t -> __t.1, ${collect}(tuple(${value}))${this.over(expr.over)}))`;
   }
 
   /** ClickHouse's own map subscript: an absent key gives the value type's default. */
@@ -492,7 +526,13 @@ class ClickHousePrinter extends SqlPrinter {
 
   protected override quantiles(expr: ExprOf<'quantiles'>): string {
     const fractions = Array.from({ length: expr.buckets + 1 }, (_, index) => index / expr.buckets);
-    return `quantiles(${fractions.join(', ')})(${this.expr(expr.expr)})${this.over(expr.over)}`;
+    if (!sketched(expr)) {
+      const sorted = this.sortedValues(expr);
+      const positions = fractions.map((fraction) => `arrayElement(${sorted}, ${quantilePosition(`length(${sorted})`, fraction, (a, b) => `intDiv(${a}, ${b})`)})`);
+      return `if(empty(${sorted}), [], [${positions.join(', ')}])`;
+    }
+    const values = `if(count(${this.expr(expr.expr)})${this.over(expr.over)} = 0, [], ${this.gk(expr, 'quantilesGK', fractions)})`;
+    return isBool(expr) ? `CAST(${values} AS Array(Nullable(Bool)))` : values;
   }
 }
 
@@ -518,6 +558,14 @@ function markJson(value: string, type: SqlType, depth = 0): string {
   const names = type.fields.map((field, index) => `${quoteString(`${quoteIdentifier(field.name)} `)}, toTypeName(${fields[index]})`);
   return `CAST(tuple(${fields.map((field) => `identity(${field})`).join(', ')}), concat('Tuple(', ${names.join(", ', ', ")}, ')'))`;
 }
+/** quantileGK's accuracy: a rank error of at most count / 10,000. */
+const GK_ACCURACY = 10_000;
+/** The types quantileGK takes (BOOL comes back as a number). */
+const SKETCHED_TYPES: ReadonlySet<string> = new Set(['INT64', 'FLOAT64', 'NUMERIC', 'BIGNUMERIC', 'TIMESTAMP', 'DATETIME', 'BOOL']);
+
+const sketched = (expr: ExprOf<'quantile'> | ExprOf<'quantiles'>) =>
+  !expr.respectNulls && expr.valueType?.kind === 'scalar' && SKETCHED_TYPES.has(expr.valueType.name);
+const isBool = (expr: ExprOf<'quantile'> | ExprOf<'quantiles'>) => expr.valueType?.kind === 'scalar' && expr.valueType.name === 'BOOL';
 
 /** The field names of an array literal whose elements are structs with every field named. */
 function literalStructFields(array: ir.Expr): string[] | undefined {

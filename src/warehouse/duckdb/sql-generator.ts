@@ -14,6 +14,7 @@ import type { SqlDialect } from '../../sql/dialect.ts';
 import type { SqlType } from '../../sql/catalog.ts';
 import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
+import { quantilePosition } from '../../sql/quantile-rank.ts';
 import { type ExprOf, type PlannedFrom, SqlPrinter, isNonZeroNumber, starExpandsUnnestElements, structFieldName, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
 import { DUCKDB_FUNCTIONS, isTimestampTz, sourceTimestampRefs } from './functions/index.ts';
 
@@ -133,7 +134,7 @@ class DuckDbPrinter extends SqlPrinter {
   private shareQuantileSketches(select: ir.Select): void {
     const byValue = new Map<string, Array<ExprOf<'quantile'>>>();
     const collect = (expr: ir.Expr): void => {
-      if (expr.kind === 'quantile' && !expr.over) {
+      if (expr.kind === 'quantile' && !expr.over && !expr.distinct && !expr.respectNulls) {
         const key = this.expr(expr.expr);
         byValue.set(key, [...(byValue.get(key) ?? []), expr]);
         return;
@@ -354,9 +355,19 @@ class DuckDbPrinter extends SqlPrinter {
    * quantile_disc costs 8 bytes a value instead (80 MB for a quantile over 10M values).
    */
   protected override quantile(expr: ExprOf<'quantile'>): string {
+    if (expr.respectNulls) return `${this.sortedWithNulls(expr)}[${this.nullsPosition(expr, expr.fraction)}]`;
     const shared = this.sharedQuantiles.get(expr);
     if (shared) return `quantile_disc(${this.expr(expr.expr)}, [${shared.fractions.join(', ')}])[${shared.index}]`;
-    return `quantile_disc(${this.expr(expr.expr)}, ${expr.fraction})${this.over(expr.over)}`;
+    return `quantile_disc(${expr.distinct ? 'DISTINCT ' : ''}${this.expr(expr.expr)}, ${expr.fraction})${this.over(expr.over)}`;
+  }
+
+  /** RESPECT NULLS: the values NULLs first, sorted, from which the quantiles are picked (quantile_disc skips NULLs). */
+  private sortedWithNulls(expr: ExprOf<'quantile'> | ExprOf<'quantiles'>): string {
+    return `list_sort(list(${expr.distinct ? 'DISTINCT ' : ''}${this.expr(expr.expr)})${this.over(expr.over)}, 'ASC', 'NULLS FIRST')`;
+  }
+
+  private nullsPosition(expr: ExprOf<'quantile'> | ExprOf<'quantiles'>, fraction: number): string {
+    return `CAST(${quantilePosition(`len(${this.sortedWithNulls(expr)})`, fraction, (a, b) => `((${a}) // ${b})`)} AS BIGINT)`;
   }
 
   /** DuckDB's map subscript gives NULL for an absent key; ClickHouse gives the value type's default. */
@@ -370,8 +381,13 @@ class DuckDbPrinter extends SqlPrinter {
     // BigQuery returns n+1 boundaries, minimum and maximum included. DuckDB needs the list of
     // fractions as a constant.
     const fractions = Array.from({ length: expr.buckets + 1 }, (_, index) => index / expr.buckets);
-    return `quantile_disc(${this.expr(expr.expr)}, [${fractions.join(', ')}])${this.over(expr.over)}`;
+    if (expr.respectNulls) {
+      const list = this.sortedWithNulls(expr);
+      return `(CASE WHEN len(${list}) = 0 THEN NULL ELSE [${fractions.map((fraction) => `${list}[${this.nullsPosition(expr, fraction)}]`).join(', ')}] END)`;
+    }
+    return `quantile_disc(${expr.distinct ? 'DISTINCT ' : ''}${this.expr(expr.expr)}, [${fractions.join(', ')}])${this.over(expr.over)}`;
   }
+
 }
 
 /**

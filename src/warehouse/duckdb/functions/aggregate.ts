@@ -1,9 +1,10 @@
 /** DuckDB renderings of BigQuery's aggregate, approximate aggregate and statistical functions. */
 
-import { arg, optionalArg, PORTABLE_EMITTERS, same, type CallParts, type Emitter, type Renderings } from '../../../sql/emitters.ts';
+import { arg, argType, optionalArg, PORTABLE_EMITTERS, same, type CallParts, type Emitter, type Renderings } from '../../../sql/emitters.ts';
 import type { AGGREGATE_FUNCTIONS } from '../../../sql/functions/families/aggregate.ts';
 import type { APPROXIMATE_AGGREGATE_FUNCTIONS } from '../../../sql/functions/families/approximate.ts';
 import type { STATISTICAL_FUNCTIONS } from '../../../sql/functions/families/statistical.ts';
+import { fail } from './shared.ts';
 
 /**
  * The list an ARRAY_AGG-like aggregate collects: in its ORDER BY, without NULLs when asked (LIMIT
@@ -30,6 +31,29 @@ function approxTopCount(call: CallParts): string {
   const withNull = `list_concat(${counted}, CASE WHEN ${nulls} > 0 THEN [{'c': -${nulls}, 'v': NULL}] ELSE [] END)`;
   const top = `list_transform(list_sort(${withNull})[1:CAST(${n} AS BIGINT)], e -> {'value': e.v, 'count': -e.c})`;
   return `(CASE WHEN ${rows} = 0 THEN NULL ELSE ${top} END)`;
+}
+
+const SUM_TYPES: Partial<Record<string, string>> = { INT64: 'BIGINT', NUMERIC: 'DECIMAL(38, 9)', BIGNUMERIC: 'DECIMAL(38, 9)', FLOAT64: 'DOUBLE' };
+
+/**
+ * APPROX_TOP_SUM(x, weight, n), exactly: the n values with the largest sums of their weights,
+ * largest first, as [{value, sum}] (NULL a value like the others; a value whose weights are all
+ * NULL has a NULL sum, ranked last); NULL over no rows; a negative or NaN weight is an error.
+ * The (value, weight) pairs are sorted by value, so each value's weights are one run of the list:
+ * runs start where the value changes, and each run is summed once (list functions work in
+ * windows too, where a subquery could not read the window's rows).
+ */
+function approxTopSum(call: CallParts): string {
+  const [value, weight, n] = [arg(call, 0), arg(call, 1), arg(call, 2)];
+  const sumType = SUM_TYPES[argType(call, 1) ?? 'FLOAT64'] ?? 'DOUBLE';
+  const pairs = `list_sort(list({'v': ${value}, 'w': ${weight}})${call.over})`;
+  const starts = `list_filter(range(1, len(${pairs}) + 1), __i -> __i = 1 OR ${pairs}[__i].v IS DISTINCT FROM ${pairs}[__i - 1].v)`;
+  const run = `${pairs}[${starts}[__k]:coalesce(${starts}[__k + 1] - 1, len(${pairs}))]`;
+  const total = `CAST(list_sum(list_transform(${run}, __e -> __e.w)) AS ${sumType})`;
+  const ranked = `list_transform(range(1, len(${starts}) + 1), __k -> {'unweighted': ${total} IS NULL, 'negated': -${total}, 'v': ${pairs}[${starts}[__k]].v})`;
+  const top = `list_transform(list_sort(${ranked})[1:CAST(${n} AS BIGINT)], __e -> {'value': __e.v, 'sum': -__e.negated})`;
+  const invalid = `min(${weight})${call.over} < 0${argType(call, 1) === 'FLOAT64' ? ` OR isnan(max(${weight})${call.over})` : ''}`;
+  return `(CASE WHEN ${invalid} THEN ${fail(call, 'APPROX_TOP_SUM does not support negative or NaN weights')} WHEN count(*)${call.over} = 0 THEN NULL ELSE ${top} END)`;
 }
 
 /** BigQuery's CORR and COVAR_SAMP are NULL below two pairs (DuckDB's CORR gives NaN). */
@@ -66,6 +90,7 @@ export const AGGREGATE: Renderings<typeof AGGREGATE_FUNCTIONS> = {
 export const APPROXIMATE_AGGREGATE: Renderings<typeof APPROXIMATE_AGGREGATE_FUNCTIONS> = {
   approx_count_distinct: same('approx_count_distinct'),
   approx_top_count: approxTopCount,
+  approx_top_sum: approxTopSum,
 };
 
 export const STATISTICAL: Renderings<typeof STATISTICAL_FUNCTIONS> = {
