@@ -11,6 +11,7 @@ import { AppError } from '../../src/errors.ts';
 import { BIGQUERY_FUNCTIONS, type FunctionEntry } from '../../src/sql/functions/index.ts';
 import { ENUM_SETS, PART_SETS, type Param, type Signature, type TypePattern } from '../../src/sql/functions/signature.ts';
 import { translate, type SqlDialect } from '../../src/sql/index.ts';
+import type { ScalarTypeName } from '../../src/sql/ir.ts';
 
 /** A value of each type, chosen to be valid input for most functions; or a NULL of that type. */
 function valueOf(type: TypePattern, nulls = false): string {
@@ -49,7 +50,7 @@ function typeName(type: TypePattern): string {
   }
 }
 
-const SCALAR_VALUES: Record<string, string> = {
+const SCALAR_VALUES: Record<ScalarTypeName, string> = {
   INT64: '3',
   FLOAT64: '2.5',
   NUMERIC: "NUMERIC '1.5'",
