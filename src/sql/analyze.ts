@@ -25,6 +25,7 @@ import { childrenOf } from './analysis.ts';
 import type { Position } from './ast.ts';
 import { type Column, type SqlType, type TableShape, UNKNOWN, closestName, describeType, findColumn, scalar } from './catalog.ts';
 import { sameType } from './functions/coercion.ts';
+import { TEMPORAL_OPERATOR_OF } from './functions/families/interval.ts';
 import { argumentType, functionEntry, resolveCall, type CallArgument, type FunctionName } from './functions/index.ts';
 import type * as ir from './ir.ts';
 
@@ -366,14 +367,18 @@ class Analyzer {
         const right = recurse(expr.right);
         const comparison = COMPARISON_NAMES[expr.op];
         if (comparison) for (const type of [left, right]) refuseJson(type, `${comparison} is not defined for arguments of type ${describeType(type)}`, expr);
-        return binaryType(expr.op, left, right);
+        return this.temporalOperator(expr, left, right) ?? binaryType(expr.op, left, right);
       }
       case 'not':
       case 'is':
         recurse(expr.expr);
         return scalar('BOOL');
-      case 'negate':
-        return recurse(expr.expr);
+      case 'negate': {
+        const type = recurse(expr.expr);
+        if (!isScalar(type, 'INTERVAL')) return type;
+        expr.temporal = this.operator('-', 'interval_negate', [expr.expr], [type]).call;
+        return type;
+      }
       case 'distinct_from':
         for (const side of [expr.left, expr.right]) {
           const type = recurse(side);
@@ -433,8 +438,7 @@ class Analyzer {
         return typeOfName(expr.type);
       }
       case 'extract':
-        recurse(expr.expr);
-        return scalar(expr.part === 'date' ? 'DATE' : 'INT64');
+        return this.extract(expr, recurse(expr.expr));
       case 'interval':
         recurse(expr.value);
         return scalar('INTERVAL');
@@ -515,10 +519,52 @@ class Analyzer {
     const { call } = resolution;
     expr.args = expr.args.map((arg, index) => coerced(arg, args[index]!.type.type, call.args[index]!));
     for (const arg of expr.named ?? []) arg.value = coerced(arg.value, named.get(arg.name)!.type.type, call.named[arg.name]!);
-    const problem = entry.check?.(expr.args, call.args, Object.fromEntries((expr.named ?? []).map((arg) => [arg.name, arg.value])));
+    const given = args.map((arg) => arg.type.type);
+    const problem = entry.check?.(expr.args, call.args, Object.fromEntries((expr.named ?? []).map((arg) => [arg.name, arg.value])), given);
     if (problem && !(problem.evaluation && expr.safe)) throw semanticError(problem.message, expr.at);
     expr.resolved = call;
     return call.result;
+  }
+
+  /**
+   * `a + b` and the like where an operand is a DATE, DATETIME, TIME, TIMESTAMP or INTERVAL: resolved
+   * against the operator's catalog entry (functions/families/interval.ts), with BigQuery's
+   * coercions written into the operands; undefined for other operands.
+   */
+  private temporalOperator(expr: Extract<ir.Expr, { kind: 'binary' }>, left: SqlType, right: SqlType): SqlType | undefined {
+    const fn = TEMPORAL_OPERATOR_OF[expr.op as keyof typeof TEMPORAL_OPERATOR_OF];
+    if (!fn || !(isTemporal(left) || isTemporal(right) || expr.left.kind === 'interval' || expr.right.kind === 'interval')) return undefined;
+    const { call, args } = this.operator(expr.op, fn, [expr.left, expr.right], [left, right]);
+    [expr.left, expr.right] = args as [ir.Expr, ir.Expr];
+    expr.temporal = call;
+    return call.result;
+  }
+
+  private operator(op: string, fn: FunctionName, operands: ir.Expr[], types: SqlType[]): { call: ir.ResolvedCall; args: ir.Expr[] } {
+    const args = operands.map((operand, index) => ({ expr: operand, type: argumentType(operand, types[index]!) }));
+    const resolution = resolveCall(fn, functionEntry(fn), args, new Map());
+    if (!resolution.ok) {
+      const given = args.map((arg) => (arg.type.literal === 'null' ? 'NULL' : describeType(arg.type.type))).join(', ');
+      throw semanticError(`No matching signature for operator ${op} for argument types: ${given}`, refPosition(operands));
+    }
+    const call = resolution.call;
+    return { call, args: operands.map((operand, index) => coerced(operand, types[index]!, call.args[index]!)) };
+  }
+
+  /** EXTRACT(part FROM x): the parts BigQuery extracts from x's type, in its words when it does not. */
+  private extract(expr: Extract<ir.Expr, { kind: 'extract' }>, type: SqlType): SqlType {
+    if (expr.expr.kind === 'string') throw semanticError('EXTRACT does not support literal STRING arguments');
+    // A query parameter (a string) is read as the TIMESTAMP it names.
+    if (expr.expr.kind === 'param') expr.expr = coerced(expr.expr, type, scalar('TIMESTAMP'));
+    const from = expr.expr.kind === 'param' ? 'TIMESTAMP' : type.kind === 'scalar' ? type.name : undefined;
+    if (from) expr.from = from;
+    const allowed = from ? EXTRACT_PARTS[from] : undefined;
+    if (from && !allowed) throw semanticError(`EXTRACT does not support arguments of type ${from}`);
+    if (allowed && !allowed.has(expr.part)) {
+      const part = expr.weekStart ? `WEEK(${expr.weekStart.toUpperCase()})` : expr.part.toUpperCase();
+      throw semanticError(`EXTRACT from ${from} does not support the ${part} date part`);
+    }
+    return scalar(expr.part === 'date' ? 'DATE' : 'INT64');
   }
 
   private window(over: ir.WindowSpec, recurse: (expr: ir.Expr) => SqlType): void {
@@ -821,6 +867,28 @@ function typeOfName(type: ir.TypeName): SqlType {
   if ('array' in type) return { kind: 'array', element: typeOfName(type.array) };
   return { kind: 'struct', fields: type.struct.map((field, index) => ({ name: field.name ?? `_field_${index + 1}`, type: typeOfName(field.type) })) };
 }
+
+const TEMPORAL_TYPES: ReadonlySet<ir.ScalarTypeName> = new Set(['DATE', 'DATETIME', 'TIME', 'TIMESTAMP', 'INTERVAL']);
+const isTemporal = (type: SqlType) => type.kind === 'scalar' && TEMPORAL_TYPES.has(type.name);
+const isScalar = (type: SqlType, name: ir.ScalarTypeName) => type.kind === 'scalar' && type.name === name;
+
+/** The first position written in an operator's operands, for its messages. */
+function refPosition(operands: readonly ir.Expr[]): Position | undefined {
+  for (const operand of operands) if ((operand.kind === 'ref' || operand.kind === 'call') && operand.at) return operand.at;
+  return undefined;
+}
+
+const CLOCK_PARTS: ir.DatePart[] = ['microsecond', 'millisecond', 'second', 'minute', 'hour'];
+const CALENDAR_PARTS: ir.DatePart[] = ['day', 'dayofweek', 'dayofyear', 'week', 'isoweek', 'month', 'quarter', 'year', 'isoyear'];
+
+/** The parts EXTRACT takes from each type (DATE, TIME and DATETIME are the functions of those names, lower.ts). */
+const EXTRACT_PARTS: Partial<Record<ir.ScalarTypeName, ReadonlySet<ir.DatePart>>> = {
+  DATE: new Set(CALENDAR_PARTS),
+  TIME: new Set(CLOCK_PARTS),
+  DATETIME: new Set([...CLOCK_PARTS, ...CALENDAR_PARTS, 'date']),
+  TIMESTAMP: new Set([...CLOCK_PARTS, ...CALENDAR_PARTS, 'date']),
+  INTERVAL: new Set<ir.DatePart>(['year', 'month', 'day', 'hour', 'minute', 'second', 'millisecond', 'microsecond']),
+};
 
 const COMPARISON_OR_LOGIC: ReadonlySet<ir.BinaryOperator> = new Set(['=', '!=', '<', '<=', '>', '>=', 'AND', 'OR']);
 

@@ -42,6 +42,8 @@ export interface CallParts {
    */
   types: readonly SqlType[];
   result: SqlType;
+  /** Prints any expression of the tree (the parts of a raw argument: an INTERVAL's count). */
+  print(expr: ir.Expr): string;
 }
 
 export type Emitter = (call: CallParts) => string;

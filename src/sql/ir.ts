@@ -193,6 +193,14 @@ export type FrameBound =
   | { kind: 'preceding'; offset: Expr }
   | { kind: 'following'; offset: Expr };
 
+/** A call as the analyzer resolved it: the signature matched, the types its arguments take there, its result. */
+export interface ResolvedCall {
+  signature: number;
+  args: SqlType[];
+  named: Record<string, SqlType>;
+  result: SqlType;
+}
+
 export type Expr =
   /**
    * A name path: first part is a range variable or a column, the rest are struct fields. After
@@ -208,9 +216,14 @@ export type Expr =
   | { kind: 'typed_literal'; type: ScalarTypeName; value: string }
   /** `@name`: always bound as a string or NULL. */
   | { kind: 'param'; name: string }
-  | { kind: 'binary'; op: BinaryOperator; left: Expr; right: Expr }
+  /**
+   * `temporal`: set by the analyzer when an operand is a DATE, DATETIME, TIME, TIMESTAMP or
+   * INTERVAL: the operator resolved against its catalog entry (functions/families/interval.ts),
+   * which each engine renders instead of its own operator.
+   */
+  | { kind: 'binary'; op: BinaryOperator; left: Expr; right: Expr; temporal?: ResolvedCall }
   | { kind: 'not'; expr: Expr }
-  | { kind: 'negate'; expr: Expr }
+  | { kind: 'negate'; expr: Expr; temporal?: ResolvedCall }
   | { kind: 'is'; expr: Expr; test: 'null' | 'true' | 'false'; negated: boolean }
   | { kind: 'distinct_from'; left: Expr; right: Expr; negated: boolean }
   | { kind: 'like'; expr: Expr; pattern: Expr; negated: boolean }
@@ -224,7 +237,11 @@ export type Expr =
   | { kind: 'case'; operand?: Expr; whens: Array<{ when: Expr; then: Expr }>; else?: Expr }
   /** `from`: the BigQuery type of `expr`, when the analyzer knows it (an engine may convert differently per source type). */
   | { kind: 'cast'; expr: Expr; type: TypeName; safe: boolean; from?: ScalarTypeName }
-  | { kind: 'extract'; part: DatePart; expr: Expr }
+  /**
+   * EXTRACT(part FROM x): `weekStart` for WEEK(<weekday>) (lower case); `from`: the type of `x`,
+   * set by the analyzer.
+   */
+  | { kind: 'extract'; part: DatePart; expr: Expr; weekStart?: string; from?: ScalarTypeName }
   | { kind: 'interval'; value: Expr; unit: DatePart }
   /** A bare date-part keyword passed to a function (`timestamp_trunc(ts, HOUR)`). */
   /** `WEEK(MONDAY)`: weeks starting on that day (lower case). */
@@ -260,7 +277,7 @@ export type Expr =
        * Set by the analyzer: the catalog signature the call matched, and the types its arguments
        * take there (coercions already made explicit in `args`) and its result.
        */
-      resolved?: { signature: number; args: SqlType[]; named: Record<string, SqlType>; result: SqlType };
+      resolved?: ResolvedCall;
     }
   /** `approx_quantiles(x, n)[OFFSET(k)]`: the k/n quantile as a scalar aggregate. */
   | ({ kind: 'quantile'; expr: Expr; fraction: number; over?: WindowSpec } & QuantileModifiers)

@@ -822,7 +822,18 @@ export class Lowering {
     const call = (fn: 'date' | 'time' | 'datetime'): ir.Expr => ({ kind: 'call', fn, args: [value, ...zone], distinct: false });
     if (key === 'time' || key === 'datetime') return call(key);
     if (key === 'date' && atZone) return call('date');
-    return { kind: 'extract', part: this.datePartOf(ast.field, ast), expr: atZone ? call('datetime') : value };
+    const weekStart = this.weekStartOf(ast.field, ast);
+    const part = weekStart ? 'week' : this.datePartOf(ast.field, ast);
+    return { kind: 'extract', part, expr: atZone ? call('datetime') : value, ...(weekStart && weekStart !== 'sunday' ? { weekStart } : {}) };
+  }
+
+  /** The weekday of `WEEK(<weekday>)` written as EXTRACT's part (lower case), if that is the part. */
+  protected weekStartOf(field: unknown, node: unknown): string | undefined {
+    const day = field && typeof field === 'object' ? (field as { Week?: Ident | null }).Week : undefined;
+    if (!day) return undefined;
+    const weekday = WEEKDAYS.find((name) => name === day.value.toLowerCase());
+    if (!weekday) throw invalidSql('WEEK(<weekday>) takes one of SUNDAY, MONDAY … SATURDAY', positionOf(node));
+    return weekday;
   }
 
   /** `GROUPING(key)`: which grouping set a row comes from (tied to the GROUP BY clause, so not a catalog function). */

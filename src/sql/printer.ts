@@ -10,8 +10,11 @@
 import { andAll, conjunctsOf } from './analysis.ts';
 import { type SqlType, type TableShape, UNKNOWN } from './catalog.ts';
 import type { FunctionRenderings } from './emitters.ts';
+import { TEMPORAL_OPERATOR_OF } from './functions/families/interval.ts';
+import type { FunctionName } from './functions/index.ts';
 import type * as ir from './ir.ts';
 import { checkOutputLimits } from './output-limits.ts';
+import { readTimeLiteral, TIME_TYPES, type TimeLiteral } from './time-literals.ts';
 import { invalidSql } from './parse.ts';
 
 export type ExprOf<Kind extends ir.Expr['kind']> = Extract<ir.Expr, { kind: Kind }>;
@@ -86,7 +89,8 @@ export abstract class SqlPrinter {
   protected abstract unnestRelation(relation: UnnestRelation): string;
   /** `x IN UNNEST(list)` with BigQuery's three-valued result. */
   protected abstract inUnnest(value: string, list: string): string;
-  protected abstract extract(part: ir.DatePart, value: string): string;
+  /** EXTRACT(part FROM value), by the value's type (`from`, set by the analyzer). */
+  protected abstract extract(expr: ExprOf<'extract'>): string;
   protected abstract interval(expr: ExprOf<'interval'>): string;
   protected abstract struct(expr: ExprOf<'struct'>): string;
   /** The functions that read a struct field by name and by 1-based position. */
@@ -244,15 +248,17 @@ export abstract class SqlPrinter {
         return 'NULL';
       case 'typed_literal':
         // A BYTES literal's value is the hex of its bytes (lower.ts); both engines read it with unhex.
-        return expr.type === 'BYTES' ? `unhex(${this.quoteString(expr.value)})` : this.typedLiteral(expr.type, this.quoteString(expr.value));
+        if (expr.type === 'BYTES') return `unhex(${this.quoteString(expr.value)})`;
+        if (TIME_TYPES.has(expr.type)) return this.timeLiteral(expr.type as TimeLiteral['type'], expr.value);
+        return this.typedLiteral(expr.type, this.quoteString(expr.value));
       case 'param':
         return this.param(expr.name);
       case 'binary':
-        return this.binary(expr);
+        return expr.temporal ? this.temporalOperator(TEMPORAL_OPERATOR_OF[expr.op as keyof typeof TEMPORAL_OPERATOR_OF], [expr.left, expr.right], expr.temporal) : this.binary(expr);
       case 'not':
         return `(NOT ${this.expr(expr.expr)})`;
       case 'negate':
-        return `(- ${this.expr(expr.expr)})`;
+        return expr.temporal ? this.temporalOperator('interval_negate', [expr.expr], expr.temporal) : `(- ${this.expr(expr.expr)})`;
       case 'is':
         return this.is(expr);
       case 'distinct_from':
@@ -280,7 +286,7 @@ export abstract class SqlPrinter {
       case 'cast':
         return this.cast(expr);
       case 'extract':
-        return this.extract(expr.part, this.expr(expr.expr));
+        return this.extract(expr);
       case 'interval':
         return this.interval(expr);
       case 'date_part':
@@ -331,6 +337,15 @@ export abstract class SqlPrinter {
   protected typedLiteral(type: ir.ScalarTypeName, quoted: string): string {
     return `CAST(${quoted} AS ${this.type(type)})`;
   }
+
+  /** A date or time literal, read here (time-literals.ts) so that each engine gets one canonical form. */
+  protected timeLiteral(type: TimeLiteral['type'], text: string): string {
+    const literal = readTimeLiteral(type, text);
+    if (!literal) throw invalidSql(`Invalid ${type} literal: '${text}'`);
+    return this.printTimeLiteral(literal);
+  }
+
+  protected abstract printTimeLiteral(literal: TimeLiteral): string;
 
   private binary(expr: ExprOf<'binary'>): string {
     const comparison = COMPARISONS.has(expr.op);
@@ -389,6 +404,11 @@ export abstract class SqlPrinter {
     return `(CASE${operand}${whens}${otherwise} END)`;
   }
 
+  /** An operator on dates, times or intervals, rendered as the catalog entry the analyzer resolved it to. */
+  private temporalOperator(fn: FunctionName, args: ir.Expr[], resolved: ir.ResolvedCall): string {
+    return this.call({ kind: 'call', fn, args, distinct: false, resolved });
+  }
+
   protected cast(expr: ExprOf<'cast'>): string {
     return `${expr.safe ? 'TRY_CAST' : 'CAST'}(${this.expr(expr.expr)} AS ${this.type(expr.type)})`;
   }
@@ -400,6 +420,7 @@ export abstract class SqlPrinter {
     const rendering = this.functions[expr.fn];
     if (typeof rendering !== 'function') throw invalidSql(`${expr.fn.toUpperCase()} is not supported on ${this.engineName}: ${rendering.unsupported}`, expr.at);
     const printed = rendering({
+      print: (node) => this.expr(node),
       args: expr.args.map((arg) => this.argument(arg)),
       raw: expr.args,
       distinct: expr.distinct ? 'DISTINCT ' : '',

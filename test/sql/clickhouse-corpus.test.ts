@@ -28,7 +28,7 @@ import { APP_LOGS_SHAPE, CLICKHOUSE_TABLE_DDL, clickHouseInsert, differenceFrom,
 const CLICKHOUSE_DEFAULTS =
   ' SETTINGS prefer_column_name_to_alias = 0, join_use_nulls = 0, aggregate_functions_null_for_empty = 0, cast_keep_nullable = 0,' +
   " cast_string_to_date_time_mode = 'basic', date_time_input_format = 'basic', formatdatetime_parsedatetime_m_is_month_name = 1," +
-  ' function_json_value_return_type_allow_nullable = 0, enable_unaligned_array_join = 0';
+  ' function_json_value_return_type_allow_nullable = 0, enable_unaligned_array_join = 0, enable_extended_results_for_datetime_functions = 0';
 
 type Run = 'raw chdb' | 'ch_sql on DuckDB' | 'ch_sql on chdb';
 const RUNS: Run[] = ['raw chdb', 'ch_sql on DuckDB', 'ch_sql on chdb'];

@@ -48,14 +48,16 @@ export type Clause = 'distinct' | 'order_by' | 'limit' | 'null_treatment' | 'hav
 /**
  * A rule on a call's arguments beyond their types, after ZetaSQL's post-resolution argument
  * constraints (FORMAT's pattern against the values it formats): the problem in BigQuery's words,
- * checked once the call is resolved (`args` and `named` with coercions applied, `types` as resolved).
- * `evaluation`: BigQuery raises it when the call runs, so under SAFE. the call is NULL instead
- * (its rendering says so) rather than refused.
+ * checked once the call is resolved (`args` and `named` with coercions applied, `types` as resolved,
+ * `given` the arguments' own types before coercion: DATE_TRUNC(DATE, HOUR) is refused although a
+ * DATE coerces to the DATETIME that HOUR truncates). `evaluation`: BigQuery raises it when the
+ * call runs, so under SAFE. the call is NULL instead (its rendering says so) rather than refused.
  */
 export type ArgumentCheck = (
   args: readonly ir.Expr[],
   types: readonly SqlType[],
   named: Readonly<Record<string, ir.Expr>>,
+  given: readonly SqlType[],
 ) => { message: string; evaluation?: boolean } | undefined;
 
 export interface FunctionEntry {

@@ -16,11 +16,13 @@ import { APPROXIMATE_AGGREGATE_FUNCTIONS } from './families/approximate.ts';
 import { ARRAY_FUNCTIONS } from './families/array.ts';
 import { BIT_FUNCTIONS } from './families/bit.ts';
 import { CONDITIONAL_FUNCTIONS } from './families/conditional.ts';
+import { CONVERSION_FUNCTIONS } from './families/conversion.ts';
 import { DATE_FUNCTIONS } from './families/date.ts';
 import { DATETIME_FUNCTIONS } from './families/datetime.ts';
 import { ENCODING_FUNCTIONS } from './families/encoding.ts';
 import { HASH_FUNCTIONS } from './families/hash.ts';
 import { INTERNAL_FUNCTIONS } from './families/internal.ts';
+import { INTERVAL_FUNCTIONS, TEMPORAL_OPERATORS } from './families/interval.ts';
 import { JSON_FUNCTIONS } from './families/json.ts';
 import { MATHEMATICAL_FUNCTIONS } from './families/mathematical.ts';
 import { NAVIGATION_FUNCTIONS } from './families/navigation.ts';
@@ -29,6 +31,7 @@ import { NUMBERING_FUNCTIONS } from './families/numbering.ts';
 import { STATISTICAL_FUNCTIONS } from './families/statistical.ts';
 import { STRING_FUNCTIONS } from './families/string.ts';
 import { TIME_FUNCTIONS } from './families/time.ts';
+import { TIME_SERIES_FUNCTIONS } from './families/time_series.ts';
 import { TIMESTAMP_FUNCTIONS } from './families/timestamp.ts';
 import { DEBUGGING_FUNCTIONS, UTILITY_FUNCTIONS } from './families/utility.ts';
 import { ENUM_SETS } from './signature.ts';
@@ -46,11 +49,13 @@ export const BIGQUERY_FUNCTIONS = {
   ...ARRAY_FUNCTIONS,
   ...BIT_FUNCTIONS,
   ...CONDITIONAL_FUNCTIONS,
+  ...CONVERSION_FUNCTIONS,
   ...DATE_FUNCTIONS,
   ...DATETIME_FUNCTIONS,
   ...DEBUGGING_FUNCTIONS,
   ...ENCODING_FUNCTIONS,
   ...HASH_FUNCTIONS,
+  ...INTERVAL_FUNCTIONS,
   ...JSON_FUNCTIONS,
   ...MATHEMATICAL_FUNCTIONS,
   ...NAVIGATION_FUNCTIONS,
@@ -59,16 +64,17 @@ export const BIGQUERY_FUNCTIONS = {
   ...STATISTICAL_FUNCTIONS,
   ...STRING_FUNCTIONS,
   ...TIME_FUNCTIONS,
+  ...TIME_SERIES_FUNCTIONS,
   ...TIMESTAMP_FUNCTIONS,
   ...UTILITY_FUNCTIONS,
 } satisfies Catalog;
 
 export type BigQueryFunction = keyof typeof BIGQUERY_FUNCTIONS;
-export type InternalFunction = keyof typeof INTERNAL_FUNCTIONS;
+export type InternalFunction = keyof typeof INTERNAL_FUNCTIONS | keyof typeof TEMPORAL_OPERATORS;
 /** Every function a tree may call: BigQuery's, and the internal ones of the ClickHouse front end. */
 export type FunctionName = BigQueryFunction | InternalFunction;
 
-const CATALOG: Record<FunctionName, FunctionEntry> = { ...BIGQUERY_FUNCTIONS, ...INTERNAL_FUNCTIONS };
+const CATALOG: Record<FunctionName, FunctionEntry> = { ...BIGQUERY_FUNCTIONS, ...INTERNAL_FUNCTIONS, ...TEMPORAL_OPERATORS };
 
 export function functionEntry(name: FunctionName): FunctionEntry {
   return CATALOG[name];

@@ -30,15 +30,18 @@ export type Resolution = { ok: true; call: ResolvedCall } | { ok: false; message
 
 export function resolveCall(name: string, entry: FunctionEntry, args: readonly CallArgument[], named: ReadonlyMap<string, CallArgument>): Resolution {
   let best: { call: ResolvedCall; cost: number } | undefined;
+  // Arguments of unknown type can fit several signatures equally: the result is unknown then.
+  // Otherwise the earlier signature wins a tie, as in ZetaSQL, whose later signatures refuse what
+  // ties (a string literal fits DATE_TRUNC's DATE, DATETIME and TIMESTAMP forms; it is a DATE).
+  const unknownArgument = [...args, ...named.values()].some((arg) => arg.type.type.kind === 'unknown' && arg.type.literal !== 'null' && arg.expr.kind !== 'date_part');
   entry.signatures.forEach((signature, index) => {
     const match = matchSignature(signature, args, named);
     if (!match) return;
     if (!best || match.cost < best.cost) best = { call: { ...match.call, signature: index }, cost: match.cost };
-    // Arguments of unknown type can fit several signatures: their result is unknown too.
-    else if (match.cost === best.cost && !sameType(match.call.result, best.call.result)) best.call.result = UNKNOWN;
+    else if (match.cost === best.cost && unknownArgument && !sameType(match.call.result, best.call.result)) best.call.result = UNKNOWN;
   });
   if (best) return { ok: true, call: best.call };
-  return { ok: false, message: notConstant(name, entry, args, named) ?? noMatchingSignature(name, entry, args, named) };
+  return { ok: false, message: notConstant(name, entry, args, named) ?? unsupportedDatePart(name, entry, args, named) ?? noMatchingSignature(name, entry, args, named) };
 }
 
 /**
@@ -54,6 +57,23 @@ function notConstant(name: string, entry: FunctionEntry, args: readonly CallArgu
     if (index >= 0) return `Argument ${index + 1} to ${name.toUpperCase()} must be a literal or query parameter`;
   }
   return undefined;
+}
+
+/**
+ * `DATE_TRUNC does not support the HOUR date part`, as BigQuery words it, when the call would
+ * match a signature but for the date part it names.
+ */
+function unsupportedDatePart(name: string, entry: FunctionEntry, args: readonly CallArgument[], named: ReadonlyMap<string, CallArgument>): string | undefined {
+  const index = args.findIndex((arg) => arg.expr.kind === 'date_part');
+  const part = args[index]?.expr;
+  if (part?.kind !== 'date_part') return undefined;
+  const anyPart = (signature: Signature): Signature => ({
+    ...signature,
+    params: signature.params.map((param) => (param.type.kind === 'part' ? { ...param, type: { kind: 'part', set: 'ANY_PART' } } : param)),
+  });
+  if (!entry.signatures.some((signature) => matchSignature(anyPart(signature), args, named))) return undefined;
+  const written = part.weekStart ? `WEEK(${part.weekStart.toUpperCase()})` : part.part.toUpperCase();
+  return `${name.toUpperCase()} does not support the ${written} date part`;
 }
 
 interface Match {

@@ -56,7 +56,7 @@ export interface Signature {
 }
 
 /** Which date-part keywords a signature takes, by BigQuery's rules for each function family. */
-export type PartSet = 'DATE_PART' | 'DATETIME_PART' | 'TIME_PART' | 'TIMESTAMP_PART' | 'INTERVAL_PART';
+export type PartSet = 'DATE_PART' | 'DATETIME_PART' | 'TIME_PART' | 'TIMESTAMP_PART' | 'INTERVAL_PART' | 'ANY_PART';
 
 /** Keyword sets a parameter may take (`NORMALIZE_MODE` is ZetaSQL's NormalizeMode). */
 export type EnumSet = 'NORMALIZE_MODE';
@@ -76,6 +76,8 @@ export const PART_SETS: Record<PartSet, ReadonlySet<DatePart>> = {
   TIMESTAMP_PART: new Set([...TIME_PARTS, ...DATE_PARTS]),
   /** Fixed-length parts: what TIMESTAMP_ADD/SUB/DIFF count in. */
   INTERVAL_PART: new Set([...TIME_PARTS, 'day']),
+  /** Any part at all (the resolver tries it to word a refusal). */
+  ANY_PART: new Set<DatePart>([...TIME_PARTS, ...DATE_PARTS, 'dayofweek', 'dayofyear', 'date']),
 };
 
 const SCALARS: ReadonlySet<string> = new Set<ScalarTypeName>([

@@ -64,6 +64,8 @@ const SESSION_SETTINGS = {
   cast_string_to_date_time_mode: 'best_effort',
   date_time_input_format: 'best_effort',
   formatdatetime_parsedatetime_m_is_month_name: 0,
+  // toStartOfMonth and the like keep Date32 and DateTime64, so dates before 1970 survive them.
+  enable_extended_results_for_datetime_functions: 1,
   function_json_value_return_type_allow_nullable: 1,
   enable_positional_arguments: 1,
   enable_named_columns_in_function_tuple: 1,

@@ -10,8 +10,9 @@ export const JSON_MARKER = 'sawmill_json';
  * microseconds, DATETIME as an ISO string without zone, DATE as YYYY-MM-DD, integers and decimals
  * as JSON numbers, records as arrays of objects.
  *
- * The translator marks the two time types by zone: a BigQuery TIMESTAMP is a DateTime64 (or
- * DateTime) whose type names 'UTC' explicitly; every other DateTime is a DATETIME (wall clock).
+ * The translator marks the time types by zone: a BigQuery TIMESTAMP is a DateTime64 (or
+ * DateTime) whose type names 'UTC' explicitly, a TIME one that names 'Etc/UTC' (on 1970-01-01);
+ * every other DateTime is a DATETIME (wall clock).
  * 64-bit integers arrive quoted (output_format_json_quote_64bit_integers=1) and become numbers
  * here, as DuckDB's results do.
  */
@@ -40,6 +41,12 @@ function isoWithoutZone(text: string): string {
   const [seconds = '', fraction = ''] = text.split('.');
   const iso = seconds.replace(' ', 'T');
   return /^0*$/.test(fraction) ? iso : `${iso}.${fraction.padEnd(6, '0').slice(0, 6)}`;
+}
+
+/** A TIME (a DateTime64 marked by the zone 'Etc/UTC' on 1970-01-01): `HH:MM:SS[.ffffff]`, the fraction only when not zero. */
+function timeOfDay(text: string): string {
+  const [clock = '', fraction = ''] = (text.split(' ')[1] ?? text).split('.');
+  return /^0*$/.test(fraction) ? clock : `${clock}.${fraction.padEnd(6, '0').slice(0, 6)}`;
 }
 
 /**
@@ -78,6 +85,7 @@ function converterFor(node: TypeNode, times: TimeRendering = 'wire', exact = fal
     case 'DateTime64':
     case 'DateTime': {
       const zone = type.args.find((arg) => arg.type.name.startsWith("'"))?.type.name;
+      if (zone === "'Etc/UTC'") return nullSafe((value) => timeOfDay(String(value)));
       if (times === 'iso') return nullSafe((value) => isoText(String(value), zone === "'UTC'" ? 'Z' : ''));
       return nullSafe(zone === "'UTC'" ? (value) => microsFromText(String(value)) : (value) => isoWithoutZone(String(value)));
     }

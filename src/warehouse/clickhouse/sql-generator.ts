@@ -32,7 +32,10 @@ import { invalidSql } from '../../sql/parse.ts';
 import { quantilePosition } from '../../sql/quantile-rank.ts';
 import { type ExprOf, type JoinStep, type PlannedFrom, SqlPrinter, isNonZeroNumber, starExpandsUnnestElements, structFieldName, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
 import { planArrayJoins } from './array-join.ts';
-import { CLICKHOUSE_FUNCTIONS, intervalUnit, SAFE_FUNCTIONS } from './functions/index.ts';
+import { extractPart, instantOf, TIME_ZONE_MARK } from './functions/calendar.ts';
+import type { TimeLiteral } from '../../sql/time-literals.ts';
+import { CLICKHOUSE_FUNCTIONS, SAFE_FUNCTIONS } from './functions/index.ts';
+import { intervalLiteral, intervalText } from './functions/interval.ts';
 import { JSON_MARKER } from './results.ts';
 
 export function quoteIdentifier(name: string): string {
@@ -91,9 +94,9 @@ const TYPE_NAMES: Record<ir.ScalarTypeName, string | undefined> = {
   TIMESTAMP: "DateTime64(6, 'UTC')",
   DATETIME: 'DateTime64(6)',
   DATE: 'Date32',
-  TIME: undefined,
+  TIME: "DateTime64(6, 'Etc/UTC')",
   JSON: 'String',
-  INTERVAL: undefined,
+  INTERVAL: 'Tuple(Int64, Int64, Int64)',
 };
 
 class ClickHousePrinter extends SqlPrinter {
@@ -317,24 +320,30 @@ class ClickHousePrinter extends SqlPrinter {
 
   /**
    * JSON is text in a String here: a JSON output value (also in an array or a struct) is wrapped
-   * in a one-element tuple named for it, which results.ts reads back as JSON.
+   * in a one-element tuple named for it, which results.ts reads back as JSON. An INTERVAL goes out
+   * as BigQuery's text of it.
    */
   protected override outputValue(column: string, type: SqlType): string | undefined {
-    return containsJson(type) ? markJson(column, type) : super.outputValue(column, type);
+    if (containsJson(type)) return markJson(column, type);
+    // An INTERVAL goes out as BigQuery's text of it.
+    if (type.kind === 'scalar' && type.name === 'INTERVAL') return intervalText(column);
+    return super.outputValue(column, type);
   }
 
-  protected override typedLiteral(type: ir.ScalarTypeName, quoted: string): string {
-    switch (type) {
-      case 'TIMESTAMP':
-        return `parseDateTime64BestEffort(${quoted}, 6, 'UTC')`;
-      case 'DATETIME':
-        return `parseDateTime64BestEffort(${quoted}, 6)`;
+  protected override printTimeLiteral(literal: TimeLiteral): string {
+    switch (literal.type) {
       case 'DATE':
-        return `toDate32(${quoted})`;
-      default:
-        return super.typedLiteral(type, quoted);
+        return `toDate32(${quoteString(literal.text)})`;
+      case 'DATETIME':
+        return `toDateTime64(${quoteString(literal.text)}, 6)`;
+      case 'TIME':
+        return `toDateTime64(${quoteString(`1970-01-01 ${literal.text}`)}, 6, '${TIME_ZONE_MARK}')`;
+      case 'TIMESTAMP':
+        if ('utc' in literal) return `toDateTime64(${quoteString(literal.utc)}, 6, 'UTC')`;
+        return instantOf(`toDateTime64(${quoteString(literal.wall)}, 6)`, { kind: 'name', name: literal.zone });
     }
   }
+
 
   protected override operator(op: ir.BinaryOperator, left: string, right: string): string {
     switch (op) {
@@ -422,46 +431,15 @@ class ClickHousePrinter extends SqlPrinter {
     return `CAST(${tuple}, concat('Tuple(', ${elements.join(", ', ', ")}, ')'))`;
   }
 
-  protected override extract(part: ir.DatePart, value: string): string {
-    switch (part) {
-      case 'microsecond':
-        return `toInt64(toUnixTimestamp64Micro(toDateTime64(${value}, 6)) % 1000000)`;
-      case 'millisecond':
-        return `toInt64(toMillisecond(${value}))`;
-      case 'second':
-        return `toInt64(toSecond(${value}))`;
-      case 'minute':
-        return `toInt64(toMinute(${value}))`;
-      case 'hour':
-        return `toInt64(toHour(${value}))`;
-      case 'day':
-        return `toInt64(toDayOfMonth(${value}))`;
-      case 'dayofweek':
-        // BigQuery: 1 = Sunday … 7 = Saturday (ClickHouse mode 3).
-        return `toInt64(toDayOfWeek(${value}, 3))`;
-      case 'dayofyear':
-        return `toInt64(toDayOfYear(${value}))`;
-      case 'week':
-        // BigQuery WEEK: weeks start on Sunday, days before the first Sunday are week 0 (mode 0).
-        return `toInt64(toWeek(${value}, 0))`;
-      case 'isoweek':
-        return `toInt64(toISOWeek(${value}))`;
-      case 'month':
-        return `toInt64(toMonth(${value}))`;
-      case 'quarter':
-        return `toInt64(toQuarter(${value}))`;
-      case 'year':
-        return `toInt64(toYear(${value}))`;
-      case 'isoyear':
-        return `toInt64(toISOYear(${value}))`;
-      case 'date':
-        return `toDate32(${value})`;
-    }
+  protected override extract(expr: ExprOf<'extract'>): string {
+    return extractPart(this.expr(expr.expr), expr.from, expr.part, expr.weekStart);
   }
 
+  /** An INTERVAL value: (months, days, microseconds); date functions read `INTERVAL n part` from the tree themselves. */
   protected override interval(expr: ExprOf<'interval'>): string {
-    return `toInterval${intervalUnit(expr.unit)}(toInt64(${this.expr(expr.value)}))`;
+    return intervalLiteral(this.expr(expr.value), expr.unit);
   }
+
 
   /**
    * OFFSET is 0-based, ORDINAL 1-based, and both raise an error out of range; the SAFE_ forms

@@ -12,11 +12,14 @@
 import { andAll, assignConjunctsToLevels, childrenOf, conjunctsOf, itemExpressions } from '../../sql/analysis.ts';
 import type { SqlDialect } from '../../sql/dialect.ts';
 import type { SqlType } from '../../sql/catalog.ts';
+import type { TimeLiteral } from '../../sql/time-literals.ts';
 import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
 import { quantilePosition } from '../../sql/quantile-rank.ts';
 import { type ExprOf, type PlannedFrom, SqlPrinter, isNonZeroNumber, starExpandsUnnestElements, structFieldName, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
+import { extractPart } from './functions/calendar.ts';
 import { DUCKDB_FUNCTIONS, isTimestampTz, sourceTimestampRefs } from './functions/index.ts';
+import { intervalText } from './functions/interval.ts';
 
 export function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
@@ -234,9 +237,16 @@ class DuckDbPrinter extends SqlPrinter {
     return `base64(${value})`;
   }
 
-  /** BigQuery's query results turn a NULL ARRAY into an empty one (inside a query the two differ). */
+  /**
+   * BigQuery's query results turn a NULL ARRAY into an empty one (inside a query the two differ),
+   * write an INTERVAL as its canonical text (`1-2 3 4:5:6`) and a TIME as `HH:MM:SS[.ffffff]`.
+   */
   protected override outputValue(column: string, type: SqlType): string | undefined {
-    return type.kind === 'array' ? `coalesce(${column}, [])` : super.outputValue(column, type);
+    if (type.kind === 'array') return `coalesce(${column}, [])`;
+    if (type.kind === 'scalar' && type.name === 'INTERVAL') return intervalText(column);
+    // A TIME's fraction with six digits when it has one, as DATETIME's (DuckDB trims its zeros).
+    if (type.kind === 'scalar' && type.name === 'TIME') return `CASE WHEN microsecond(${column}) % 1000000 = 0 THEN strftime(DATE '1970-01-01' + ${column}, '%H:%M:%S') ELSE strftime(DATE '1970-01-01' + ${column}, '%H:%M:%S.%f') END`;
+    return super.outputValue(column, type);
   }
 
   protected override cast(expr: ExprOf<'cast'>): string {
@@ -249,6 +259,12 @@ class DuckDbPrinter extends SqlPrinter {
     const fraction = `regexp_extract(${text}, '\\.(\\d+)', 1)`;
     const padded = `rpad(${fraction}, CASE WHEN length(${fraction}) <= 3 THEN 3 ELSE 6 END, '0')`;
     return `regexp_replace(${text}, '\\.\\d+', '.' || ${padded})`;
+  }
+
+  protected override printTimeLiteral(literal: TimeLiteral): string {
+    if (literal.type !== 'TIMESTAMP') return `${TYPE_NAMES[literal.type]} ${quoteString(literal.text)}`;
+    if ('utc' in literal) return `CAST(${quoteString(`${literal.utc}+00`)} AS TIMESTAMPTZ)`;
+    return `timezone(${quoteString(literal.zone)}, TIMESTAMP ${quoteString(literal.wall)})`;
   }
 
   protected override param(name: string): string {
@@ -296,26 +312,8 @@ class DuckDbPrinter extends SqlPrinter {
     return `{${expr.fields.map((field, index) => `${quoteString(structFieldName(field.name, index))}: ${this.expr(field.value)}`).join(', ')}}`;
   }
 
-  protected override extract(part: ir.DatePart, value: string): string {
-    switch (part) {
-      case 'dayofweek':
-        // BigQuery: 1 = Sunday … 7 = Saturday; DuckDB dayofweek: 0 = Sunday.
-        return `(dayofweek(${value}) + 1)`;
-      case 'millisecond':
-        // DuckDB's millisecond() counts the seconds of the minute too.
-        return `(millisecond(${value}) % 1000)`;
-      case 'microsecond':
-        return `(microsecond(${value}) % 1000000)`;
-      case 'week':
-        // BigQuery WEEK: weeks start on Sunday, days before the first Sunday are week 0.
-        return `CAST(strftime(${value}, '%U') AS BIGINT)`;
-      case 'isoweek':
-        return `week(${value})`;
-      case 'date':
-        return `CAST(${value} AS DATE)`;
-      default:
-        return `${part}(${value})`;
-    }
+  protected override extract(expr: ExprOf<'extract'>): string {
+    return extractPart(this.expr(expr.expr), expr.from, expr.part, expr.weekStart);
   }
 
   protected override interval(expr: ExprOf<'interval'>): string {

@@ -23,11 +23,11 @@ const onArrays =
   (call) =>
     arrays.some((index) => isNullLiteral(call.raw[index])) ? 'NULL' : inner(call);
 
-/** The count of an INTERVAL step (`toIntervalDay(toInt64(5))` is printed by the printer). */
+/** The unit and count of an `INTERVAL n unit` step. */
 function intervalStep(call: CallParts, index: number, fn: string): { unit: string; count: string } {
   const step = call.raw[index];
   if (step?.kind !== 'interval') throw invalidSql(`${fn} needs an INTERVAL step`);
-  return { unit: intervalUnit(step.unit), count: call.args[index]!.replace(/^toInterval\w+\((.*)\)$/s, '$1') };
+  return { unit: intervalUnit(step.unit), count: `toInt64(${call.print(step.value)})` };
 }
 
 /** GENERATE_TIMESTAMP_ARRAY(start, end, INTERVAL n unit): both ends included. */

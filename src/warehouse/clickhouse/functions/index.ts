@@ -10,6 +10,8 @@ import { ARRAY } from './array.ts';
 import { BIT, DEBUGGING, ENCODING, HASH, UTILITY } from './bytes.ts';
 import { INTERNAL } from './internal.ts';
 import { JSON } from './json.ts';
+import { CONVERSION } from './conversion.ts';
+import { INTERVAL, OPERATORS, TIME_SERIES } from './interval.ts';
 import { CONDITIONAL, MATHEMATICAL } from './math.ts';
 import { NET } from './net.ts';
 import { STRING } from './string.ts';
@@ -63,6 +65,19 @@ export const SAFE_FUNCTIONS: ReadonlySet<FunctionName> = new Set<FunctionName>([
   'parse_json',
   'json_object',
   'json_keys',
+  // Date and time functions whose renderings give NULL for each error they check (the rest raise none BigQuery raises).
+  'date',
+  'datetime',
+  'time',
+  'parse_date',
+  'parse_datetime',
+  'parse_time',
+  'parse_timestamp',
+  'parse_numeric',
+  'parse_bignumeric',
+  'date_bucket',
+  'datetime_bucket',
+  'timestamp_bucket',
 ]);
 
 export const CLICKHOUSE_FUNCTIONS: FunctionRenderings = {
@@ -71,20 +86,24 @@ export const CLICKHOUSE_FUNCTIONS: FunctionRenderings = {
   ...ARRAY,
   ...BIT,
   ...CONDITIONAL,
+  ...CONVERSION,
   ...DATE,
   ...DATETIME,
   ...DEBUGGING,
   ...ENCODING,
   ...HASH,
   ...INTERNAL,
+  ...INTERVAL,
   ...JSON,
   ...MATHEMATICAL,
   ...NAVIGATION,
   ...NET,
   ...NUMBERING,
+  ...OPERATORS,
   ...STATISTICAL,
   ...STRING,
   ...TIME,
+  ...TIME_SERIES,
   ...UTILITY,
   ...TIMESTAMP_RENDERINGS,
 };

@@ -9,6 +9,8 @@ import { ARRAY } from './array.ts';
 import { BIT, DEBUGGING, ENCODING, HASH, UTILITY } from './bytes.ts';
 import { INTERNAL } from './internal.ts';
 import { JSON } from './json.ts';
+import { CONVERSION } from './conversion.ts';
+import { INTERVAL, OPERATORS, TIME_SERIES } from './interval.ts';
 import { CONDITIONAL, MATHEMATICAL } from './math.ts';
 import { NET } from './net.ts';
 import { STRING } from './string.ts';
@@ -23,20 +25,24 @@ export const DUCKDB_FUNCTIONS: FunctionRenderings = {
   ...ARRAY,
   ...BIT,
   ...CONDITIONAL,
+  ...CONVERSION,
   ...DATE,
   ...DATETIME,
   ...DEBUGGING,
   ...ENCODING,
   ...HASH,
   ...INTERNAL,
+  ...INTERVAL,
   ...JSON,
   ...MATHEMATICAL,
   ...NAVIGATION,
   ...NET,
   ...NUMBERING,
+  ...OPERATORS,
   ...STATISTICAL,
   ...STRING,
   ...TIME,
+  ...TIME_SERIES,
   ...UTILITY,
   ...TIMESTAMP,
 };
