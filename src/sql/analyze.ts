@@ -56,6 +56,8 @@ interface RangeVariable {
   value?: SqlType;
   /** An UNNEST written without an alias: its struct fields are read as columns, never through its (made-up) name. */
   anonymous?: boolean;
+  /** An UNNEST step without alias: its fields, read as columns, are printed through its made-up name. */
+  qualifiedFields?: boolean;
   /** A FROM subquery without an alias, which gets one when a subquery reads its columns (correlation). */
   unnamed?: Extract<ir.Relation, { kind: 'subquery' }>;
 }
@@ -186,6 +188,7 @@ class Analyzer {
       if (step.kind === 'unnest') {
         const type = this.resolve(step.array, scope, ctes);
         step.alias = this.addValue(scope, step.alias, elementOf(type), step.anonymous === true);
+        if (step.anonymous) scope.variables.at(-1)!.qualifiedFields = true;
         if (step.offsetAlias) scope.variables.push({ key: step.offsetAlias.toLowerCase(), printed: step.offsetAlias, value: scalar('INT64') });
         if (step.condition) this.resolve(step.condition, scope, ctes);
         continue;
@@ -307,7 +310,7 @@ class Analyzer {
     const columns: Array<Column & { expr: ir.Expr }> = [];
     let explicit = false;
     for (const variable of variables) {
-      const read = (name: string): ir.Expr => ({ kind: 'ref', path: variable.printed && !variable.anonymous ? [variable.printed, name] : [name] });
+      const read = (name: string): ir.Expr => ({ kind: 'ref', path: variable.printed && (!variable.anonymous || variable.qualifiedFields) ? [variable.printed, name] : [name] });
       if (variable.table) {
         if (variable.table.open) return undefined;
         columns.push(...variable.table.columns.map((column) => ({ ...column, expr: read(column.name) })));
@@ -315,7 +318,7 @@ class Analyzer {
       }
       const value = variable.value ?? UNKNOWN;
       if (value.kind === 'unknown') return undefined;
-      if (variable.anonymous) {
+      if (variable.anonymous && !variable.qualifiedFields) {
         // Printed as a table of its fields (or of its one column, f0_), which the engine's star expands.
         columns.push(...(value.kind === 'struct' ? value.fields : [{ name: 'f0_', type: value }]).map((column) => ({ ...column, expr: read(column.name) })));
         continue;
@@ -603,7 +606,7 @@ class Analyzer {
     }
     if (found.kind === 'column') {
       // A field of an UNNEST element read without its alias: the alias is made explicit.
-      if (found.variable.value && !found.variable.anonymous) expr.path = [found.variable.printed, ...expr.path];
+      if (found.variable.value && (!found.variable.anonymous || found.variable.qualifiedFields)) expr.path = [found.variable.printed, ...expr.path];
       // A column of an enclosing query, qualified: an engine could take it for a name of the
       // subquery's own (DuckDB binds select-list aliases, and an unnamed UNNEST's column).
       else if (found.correlated && found.variable.table) expr.path = [this.nameOf(found.variable), ...expr.path];

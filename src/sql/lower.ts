@@ -513,10 +513,39 @@ export class Lowering {
   }
 
   protected crossStep(factor: AstTableFactor, scope: Scope): ir.FromStep {
-    if ('UNNEST' in factor) return this.unnestStep(factor.UNNEST, scope, false);
+    return this.correlatedStep(factor, scope, false) ?? { kind: 'join', type: 'cross', relation: this.relation(factor, scope) };
+  }
+
+  /**
+   * The right side of a join that reads the left side's rows: `UNNEST(array)`, an array path
+   * (`t.arr AS x`) or `LATERAL (subquery)`, as a step of the FROM clause; undefined for any other.
+   */
+  protected correlatedStep(factor: AstTableFactor, scope: Scope, keepEmpty: boolean): Extract<ir.FromStep, { kind: 'unnest' }> | undefined {
+    if ('UNNEST' in factor) return this.unnestStep(factor.UNNEST, scope, keepEmpty);
+    if ('Derived' in factor && (factor.Derived as TableFactorVariants['Derived']).lateral) return this.lateralStep(factor.Derived as TableFactorVariants['Derived'], scope, keepEmpty);
     const path = this.arrayPath(factor, scope);
-    if (path) return { kind: 'unnest', ...path, keepEmpty: false };
-    return { kind: 'join', type: 'cross', relation: this.relation(factor, scope) };
+    return path ? { kind: 'unnest', ...path, keepEmpty } : undefined;
+  }
+
+  /**
+   * `LATERAL (subquery) [AS alias]`: the subquery's rows for each row on its left, as BigQuery
+   * writes the same join without LATERAL, `UNNEST(ARRAY(SELECT AS STRUCT …)) AS alias`: its columns
+   * are the element's fields. `on`: a LEFT JOIN's condition, which keeps the left row when no
+   * subquery row meets it, so it filters inside the subquery.
+   */
+  protected lateralStep(ast: TableFactorVariants['Derived'], scope: Scope, keepEmpty: boolean, on?: AstExpr): Extract<ir.FromStep, { kind: 'unnest' }> {
+    this.refuseAliasColumns(ast.alias);
+    const alias = ast.alias?.name.value;
+    let query = this.query(ast.subquery, { ctes: scope.ctes, rangeVariables: scope.rangeVariables });
+    if (on) {
+      const inner: Scope = { ctes: scope.ctes, rangeVariables: new Set([...scope.rangeVariables, ...(alias ? [alias.toLowerCase()] : [])]) };
+      query = selectAll({ kind: 'subquery', query, ...(alias ? { alias } : {}) }, this.expr(on, inner));
+    }
+    const struct = query.body.kind === 'select' ? query : selectAll({ kind: 'subquery', query });
+    if (struct.body.kind === 'select') struct.body.select.asStruct = true;
+    if (alias) scope.rangeVariables.add(alias.toLowerCase());
+    const array: ir.Expr = { kind: 'array_subquery', query: struct };
+    return { kind: 'unnest', array, alias: alias ?? `_unnest_${++this.anonymousUnnests}`, ...(alias ? {} : { anonymous: true }), keepEmpty };
   }
 
   protected joinStep(join: AstJoin, scope: Scope): ir.FromStep {
@@ -524,11 +553,15 @@ export class Lowering {
     const type = JOIN_TYPES[kind];
     if (!type) throw invalidSql(`${describeVariant(kind)} joins are not supported`, positionOf(join.relation));
 
-    if ('UNNEST' in join.relation) {
-      const unnest = join.relation.UNNEST as TableFactorVariants['UNNEST'];
-      if (type === 'cross') return this.unnestStep(unnest, scope, false);
-      if (type === 'right' || type === 'full') return this.unnestJoin(type, unnest, constraint as JoinConstraint, scope);
-      const step = this.unnestStep(unnest, scope, type === 'left');
+    const factor = join.relation;
+    const lateral = 'Derived' in factor && (factor.Derived as TableFactorVariants['Derived']).lateral;
+    if ('UNNEST' in factor && (type === 'right' || type === 'full')) return this.unnestJoin(type, factor.UNNEST as TableFactorVariants['UNNEST'], constraint as JoinConstraint, scope);
+    if (lateral && (type === 'right' || type === 'full')) throw invalidSql(`LATERAL is not allowed with ${type.toUpperCase()} JOIN`, positionOf(factor));
+    // A LEFT JOIN LATERAL's condition filters within the subquery.
+    const lateralOn = lateral && type === 'left' && typeof constraint === 'object' && constraint !== null && 'On' in constraint ? (constraint as { On: AstExpr }).On : undefined;
+    const step = type === 'right' || type === 'full' ? undefined : lateralOn ? this.lateralStep((factor as { Derived: TableFactorVariants['Derived'] }).Derived, scope, true, lateralOn) : this.correlatedStep(factor, scope, type === 'left');
+    if (step) {
+      if (type === 'cross' || lateralOn) return step;
       // The condition may name the unnest alias, so lower it once the alias is in scope.
       const on = this.joinCondition(constraint as JoinConstraint, scope, true);
       if (on && !isTrueLiteral(on)) {
@@ -619,7 +652,7 @@ export class Lowering {
       case 'Table':
         return this.table(body, scope);
       case 'Derived': {
-        if (body.lateral) throw invalidSql('LATERAL subqueries are not supported');
+        if (body.lateral) throw invalidSql('LATERAL cannot be used on the first item of a FROM clause', positionOf(body));
         this.refuseAliasColumns(body.alias);
         const alias = body.alias?.name.value;
         if (alias) scope.rangeVariables.add(alias.toLowerCase());
@@ -1248,6 +1281,12 @@ export class Lowering {
       throw invalidSql(`${construct} is not supported`, positionOf(value));
     }
   }
+}
+
+/** `SELECT * FROM relation [WHERE where]`. */
+function selectAll(relation: ir.Relation, where?: ir.Expr): ir.Query {
+  const select: ir.Select = { distinct: false, items: [{ kind: 'star', except: [] }], from: { base: relation, steps: [] }, groupBy: [], ...(where ? { where } : {}) };
+  return { ctes: [], body: { kind: 'select', select }, orderBy: [] };
 }
 
 /**

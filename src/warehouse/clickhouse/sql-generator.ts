@@ -23,7 +23,7 @@
  * (see array-join.ts).
  */
 
-import { conjunctsOf, isBooleanShaped, namesUsedBy } from '../../sql/analysis.ts';
+import { childrenOf, conjunctsOf, containsAggregation, containsWindow, isBooleanShaped, itemExpressions, namesUsedBy } from '../../sql/analysis.ts';
 import type { SqlDialect } from '../../sql/dialect.ts';
 import type { SqlType, TableShape } from '../../sql/catalog.ts';
 import type { FunctionName } from '../../sql/functions/index.ts';
@@ -36,6 +36,7 @@ import { extractPart, instantOf, TIME_ZONE_MARK } from './functions/calendar.ts'
 import type { TimeLiteral } from '../../sql/time-literals.ts';
 import { CLICKHOUSE_FUNCTIONS, SAFE_FUNCTIONS } from './functions/index.ts';
 import { intervalLiteral, intervalText } from './functions/interval.ts';
+import { selectExpressions } from '../../sql/unnest-chains.ts';
 import { JSON_MARKER } from './results.ts';
 
 export function quoteIdentifier(name: string): string {
@@ -111,6 +112,7 @@ class ClickHousePrinter extends SqlPrinter {
   }
   /** Per SELECT being printed, innermost last. */
   private readonly scopes: SelectScope[] = [];
+
   private anonymousSubqueries = 0;
 
   /** `subcolumnArrayJoins`: UNNEST chains join the leaf subcolumns they read (array-join.ts), not whole records. */
@@ -174,22 +176,39 @@ class ClickHousePrinter extends SqlPrinter {
     let sql = this.relation(from.base);
     // Conditions of `JOIN UNNEST(…) ON cond` filter like WHERE.
     const where = [...conjunctsOf(select.where)];
-    for (const step of from.steps) {
+    const hidden: string[] = [];
+    for (const [index, step] of from.steps.entries()) {
       if (step.kind === 'join') {
         sql += this.join(step);
         continue;
       }
-      sql += scope.arrayJoins?.get(step) ?? this.arrayJoin(step);
+      const planned = scope.arrayJoins?.get(step);
+      if (planned) sql += planned;
+      else if (containsSubquery(step.array) && readsAny(step.array, fromAliases(from, index))) {
+        // ClickHouse runs a correlated subquery in a SELECT list, not in ARRAY JOIN: the array is a
+        // column of the first table, computed beside its columns.
+        const alias = from.base.alias;
+        if (index > 0 || from.base.kind === 'unnest' || alias === undefined) throw invalidSql('on ClickHouse, an UNNEST of a subquery (or LATERAL) must directly follow the first table of its FROM clause');
+        if (!decorrelatable(step.array)) throw invalidSql('on ClickHouse, a LATERAL subquery (or an UNNEST of a subquery) may not aggregate, use DISTINCT, a window function, ORDER BY, LIMIT or a subquery of its own');
+        const column = `__lateral_${step.alias}`;
+        hidden.push(column);
+        sql = `(SELECT *, ${this.expr(step.array)} AS ${quoteIdentifier(column)} FROM ${sql}) AS ${quoteIdentifier(alias)}`;
+        sql += this.arrayJoin({ ...step, array: { kind: 'ref', path: [column] } });
+      } else sql += this.arrayJoin(step);
       if (step.keepEmpty) scope.keptEmpty.add(step.alias.toLowerCase());
       where.push(...conjunctsOf(step.condition));
     }
-    return { sql, where, ambiguousStar: starExpandsUnnestElements(from) };
+    const hiddenColumns = hidden.length > 0 ? new Map([[from.base.alias!.toLowerCase(), hidden]]) : undefined;
+    return { sql, where, ambiguousStar: starExpandsUnnestElements(from), ...(hiddenColumns ? { hiddenColumns } : {}) };
   }
 
   /** One UNNEST step as ARRAY JOIN; several arrays in one ARRAY JOIN are zipped, row by row. */
   private arrayJoin(step: UnnestStep): string {
     const array = this.unnestedArray(step.array);
-    const columns = [`${array} AS ${quoteIdentifier(step.alias)}`];
+    // Nullable elements: the element LEFT ARRAY JOIN makes up for an empty array is then NULL, and
+    // so are its fields (an array field is []), as in BigQuery. Elements are never arrays (BigQuery has no arrays of arrays).
+    const elements = step.keepEmpty ? `arrayMap(element -> toNullable(element), ${array})` : array;
+    const columns = [`${elements} AS ${quoteIdentifier(step.alias)}`];
     if (step.offsetAlias) columns.push(`range(length(${array})) AS ${quoteIdentifier(step.offsetAlias)}`);
     if (step.keepEmpty) columns.push(`arrayEnumerate(${array}) AS ${presenceColumn(step.alias.toLowerCase())}`);
     return ` ${step.keepEmpty ? 'LEFT ' : ''}ARRAY JOIN ${columns.join(', ')}`;
@@ -266,6 +285,8 @@ class ClickHousePrinter extends SqlPrinter {
         return `arrayReduce('${reducer}OrNull', arrayMap(${shape.alias} -> ${this.expr(call.args[0]!)}, ${shape.filtered}))`;
       }
     }
+    // ClickHouse decorrelates a correlated subquery into a join, where a row with nothing to count gets NULL; BigQuery counts 0.
+    if (countsWithoutGroups(query)) return `coalesce(${super.scalarSubquery(query)}, 0)`;
     return super.scalarSubquery(query);
   }
 
@@ -544,6 +565,59 @@ const SKETCHED_TYPES: ReadonlySet<string> = new Set(['INT64', 'FLOAT64', 'NUMERI
 const sketched = (expr: ExprOf<'quantile'> | ExprOf<'quantiles'>) =>
   !expr.respectNulls && expr.valueType?.kind === 'scalar' && SKETCHED_TYPES.has(expr.valueType.name);
 const isBool = (expr: ExprOf<'quantile'> | ExprOf<'quantiles'>) => expr.valueType?.kind === 'scalar' && expr.valueType.name === 'BOOL';
+
+/**
+ * Whether ClickHouse's decorrelation answers the subqueries of `expr` as BigQuery would: row by
+ * row filters and projections. It answers an aggregate over no rows with no row, and refuses
+ * LIMIT and ORDER BY.
+ */
+function decorrelatable(expr: ir.Expr): boolean {
+  const query = (q: ir.Query): boolean => q.orderBy.length === 0 && !q.limit && !q.offset && q.ctes.every((cte) => query(cte.query)) && set(q.body);
+  const set = (body: ir.SetExpr): boolean => {
+    if (body.kind === 'nested') return query(body.query);
+    if (body.kind === 'setop') return set(body.left) && set(body.right);
+    const { select } = body;
+    const exprs = [...select.items.flatMap(itemExpressions), select.where, select.having, select.qualify].filter((e): e is ir.Expr => e !== undefined);
+    if (select.distinct || select.groupBy.length > 0 || exprs.some((e) => containsAggregation(e) || containsWindow(e) || containsSubquery(e))) return false;
+    const relations = select.from ? [select.from.base, ...select.from.steps.flatMap((step) => (step.kind === 'join' ? [step.relation] : []))] : [];
+    return relations.every((relation) => relation.kind !== 'subquery' || query(relation.query));
+  };
+  if (expr.kind === 'subquery' || expr.kind === 'array_subquery' || expr.kind === 'exists' || expr.kind === 'in_subquery') return query(expr.query);
+  return childrenOf(expr).every(decorrelatable);
+}
+
+/** `(SELECT COUNT(…) FROM … [WHERE …])`: one row, whose count is 0 where nothing matched. */
+function countsWithoutGroups(query: ir.Query): boolean {
+  if (query.body.kind !== 'select') return false;
+  const { select } = query.body;
+  const [item, ...more] = select.items;
+  const counted = item?.kind === 'expr' && item.expr.kind === 'call' && !item.expr.over && (item.expr.fn === 'count' || item.expr.fn === 'countif');
+  return counted && more.length === 0 && select.groupBy.length === 0 && !select.having;
+}
+
+/** The range variables (lower case) of a FROM clause before its step `index`. */
+function fromAliases(from: ir.From, index: number): Set<string> {
+  const aliases = [from.base.alias, ...from.steps.slice(0, index).map((step) => (step.kind === 'join' ? step.relation.alias : step.alias))];
+  return new Set(aliases.flatMap((alias) => (alias ? [alias.toLowerCase()] : [])));
+}
+
+/** Whether `expr`, subqueries included, reads one of `aliases` (the analyzer qualifies a correlated name by its range variable). */
+function readsAny(expr: ir.Expr, aliases: ReadonlySet<string>): boolean {
+  const query = (q: ir.Query): boolean => q.ctes.some((cte) => query(cte.query)) || set(q.body) || q.orderBy.some((item) => readsAny(item.expr, aliases));
+  const set = (body: ir.SetExpr): boolean => {
+    if (body.kind === 'nested') return query(body.query);
+    if (body.kind === 'setop') return set(body.left) || set(body.right);
+    const relations = body.select.from ? [body.select.from.base, ...body.select.from.steps.flatMap((step) => (step.kind === 'join' ? [step.relation] : []))] : [];
+    return selectExpressions(body.select).some((e) => readsAny(e, aliases)) || relations.some((r) => (r.kind === 'subquery' ? query(r.query) : r.kind === 'unnest' && readsAny(r.array, aliases)));
+  };
+  if (expr.kind === 'ref') return aliases.has(expr.path[0]!.toLowerCase());
+  if ((expr.kind === 'subquery' || expr.kind === 'array_subquery' || expr.kind === 'exists' || expr.kind === 'in_subquery') && query(expr.query)) return true;
+  return childrenOf(expr).some((child) => readsAny(child, aliases));
+}
+
+function containsSubquery(expr: ir.Expr): boolean {
+  return expr.kind === 'subquery' || expr.kind === 'array_subquery' || expr.kind === 'exists' || expr.kind === 'in_subquery' || childrenOf(expr).some(containsSubquery);
+}
 
 /** The field names of an array literal whose elements are structs with every field named. */
 function literalStructFields(array: ir.Expr): string[] | undefined {

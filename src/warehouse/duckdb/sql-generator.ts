@@ -207,7 +207,8 @@ class DuckDbPrinter extends SqlPrinter {
     // Select-list unnest drops rows whose list is empty or NULL (CROSS JOIN semantics); LEFT JOIN
     // keeps them with one NULL element.
     const source = step.keepEmpty ? keepEmpty(array) : array;
-    const element = step.anonymous ? `unnest(${source}, max_depth := 2)` : `unnest(${source}) AS ${quoteIdentifier(step.alias)}`;
+    // A step without alias is named too: the analyzer reads its fields through the made-up name.
+    const element = `unnest(${source}) AS ${quoteIdentifier(step.alias)}`;
     if (!step.offsetAlias) return element;
     return `${element}, generate_subscripts(${array}, 1) - 1 AS ${quoteIdentifier(step.offsetAlias)}`;
   }
@@ -215,7 +216,7 @@ class DuckDbPrinter extends SqlPrinter {
   private step(step: ir.FromStep): string {
     if (step.kind === 'join') return this.join(step);
     const array = step.keepEmpty ? keepEmpty(this.expr(step.array)) : this.expr(step.array);
-    const relation = step.anonymous ? anonymousUnnestItem(array, step.alias, step.offsetAlias) : unnestItem(array, step.alias, step.offsetAlias);
+    const relation = unnestItem(array, step.alias, step.offsetAlias);
     const condition = step.condition ? this.expr(step.condition) : 'TRUE';
     return ` ${step.condition ? 'INNER' : 'CROSS'} JOIN ${relation}${step.condition ? ` ON ${condition}` : ''}`;
   }
