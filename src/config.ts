@@ -40,6 +40,8 @@ export interface Config {
   callerConcurrency: number;
   /** Queries one such caller may start per second, with a burst of twice that. */
   callerQueryRate: number;
+  /** Live tails one caller (a key, the private key included, or an address) may hold open at once. */
+  callerTails: number;
   /** Bytes the endpoint result cache may hold, keys and kept parameters included. */
   cacheMaxBytes: number;
   /** Endpoint query deadline, unless the endpoint sets its own `query_timeout_ms`. */
@@ -138,6 +140,7 @@ export function loadConfig(env: Env = process.env): Config {
     cacheMaxBytes: integer(env, 'SAWMILL_CACHE_MAX_BYTES', 64 * 1024 * 1024),
     callerConcurrency: positive(env, 'SAWMILL_CALLER_CONCURRENCY', 2),
     callerQueryRate: positive(env, 'SAWMILL_CALLER_QUERY_RATE', 10),
+    callerTails: positive(env, 'SAWMILL_CALLER_TAILS', 10),
     maxFieldsPerSource: integer(env, 'SAWMILL_MAX_FIELDS_PER_SOURCE', 1000),
     defaultRetentionDays: retentionDays(env),
     ...timeouts(env),

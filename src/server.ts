@@ -112,7 +112,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     anonymousSlots: Math.max(1, querySlots - 1),
     anonymousQueue: config.queryQueue,
   });
-  const services: Services = { catalog, keys, warehouse, writer, endpoints, dialect, dataDir: config.dataDir, metrics, fairness, queryTimeoutMs: config.queryTimeoutMs, limits: { maxBodyBytes: config.maxBodyBytes, request: requestLimits(config.maxBodyBytes, config.maxEventsPerRequest) }, sourceDefaults: { retentionDays: config.defaultRetentionDays }, isReady: () => ready,
+  const services: Services = { catalog, keys, warehouse, writer, endpoints, dialect, dataDir: config.dataDir, metrics, fairness, queryTimeoutMs: config.queryTimeoutMs, limits: { maxBodyBytes: config.maxBodyBytes, request: requestLimits(config.maxBodyBytes, config.maxEventsPerRequest), tailsPerCaller: config.callerTails }, sourceDefaults: { retentionDays: config.defaultRetentionDays }, isReady: () => ready,
     problems: () => [...writer.problems(), ...(storage.problem?.() ? [storage.problem()!] : [])],
   };
   const app: FastifyInstance = await buildApp(services, {

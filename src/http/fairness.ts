@@ -47,12 +47,16 @@ interface Waiter {
 /** Callers forgotten once this many are known and they are idle with a full bucket. */
 const PRUNE_AT = 10_000;
 
-/** Who is asking: undefined for the owner's private key, which is never held back. */
-export function callerOf(request: FastifyRequest, principal: Principal | undefined): Caller | undefined {
-  if (principal?.scopes.includes('private')) return undefined;
+/** Who is asking: the key (by its digest), or without one the client's address. */
+export function callerIdentity(request: FastifyRequest): Caller {
   const key = presentedKey(request);
   if (key === undefined) return { id: `address:${request.ip}`, anonymous: true };
   return { id: `key:${createHash('sha256').update(key).digest('base64url')}`, anonymous: false };
+}
+
+/** Who is asking for a query: undefined for the owner's private key, which is never held back. */
+export function callerOf(request: FastifyRequest, principal: Principal | undefined): Caller | undefined {
+  return principal?.scopes.includes('private') ? undefined : callerIdentity(request);
 }
 
 export class QueryFairness {
@@ -159,4 +163,4 @@ export class QueryFairness {
   }
 }
 
-const who = (caller: Caller) => (caller.anonymous ? 'this address, without a key,' : 'this key');
+export const who = (caller: Caller) => (caller.anonymous ? 'this address, without a key,' : 'this key');

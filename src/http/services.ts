@@ -25,7 +25,8 @@ export interface Services {
   queryTimeoutMs: number;
   /** Self-monitoring figures (/metrics). */
   metrics: SawmillMetrics;
-  limits: { maxBodyBytes: number; request: RequestLimits };
+  /** `tailsPerCaller`: live tails one key (or address) may hold open at once (SAWMILL_CALLER_TAILS). */
+  limits: { maxBodyBytes: number; request: RequestLimits; tailsPerCaller: number };
   /** What a new source gets when its creator does not say (SAWMILL_DEFAULT_RETENTION_DAYS). */
   sourceDefaults: { retentionDays: number | null };
   /** False until the service accepts traffic and again once it is shutting down. */

@@ -218,3 +218,41 @@ test('closing the service ends open tails instead of waiting for them', async ()
   assert.ok(Date.now() - started < 5_000, 'shutdown was held up by the open stream');
   assert.deepEqual(await tail.done, []);
 });
+
+test('a caller past its live tails (SAWMILL_CALLER_TAILS) gets a 429 that says so; other keys and its own tails go on', async () => {
+  const server = await startTestServer({ callerTails: 2 });
+  try {
+    const source = (await server.request('POST', '/api/sources', { body: { name: 'watched.often' } })).body;
+    const newKey = async () => (await server.request('POST', '/api/access-tokens', { body: { scopes: 'query' } })).body.token as string;
+    const [busy, other] = [await newKey(), await newKey()];
+    const path = `/api/sources/${source.token}/tail`;
+    const busyTails = [await readTail(server, path, (events) => events.length > 0, busy), await readTail(server, path, (events) => events.length > 0, busy)];
+
+    // Read the body only once refused: an accepted tail never ends.
+    const controller = new AbortController();
+    const refused = await fetch(server.url + path, { headers: { 'x-api-key': busy }, signal: controller.signal });
+    if (refused.status !== 429) controller.abort();
+    assert.equal(refused.status, 429);
+    assert.deepEqual((await refused.json()).error, {
+      code: 'too_many_tails',
+      message: 'this key has 2 live tails open, the most allowed (SAWMILL_CALLER_TAILS); close one first (a tail ends when its connection closes)',
+    });
+    // Another key, and the private key, are counted on their own.
+    const others = [await readTail(server, path, (events) => events.length > 0, other), await readTail(server, path, (events) => events.length > 0)];
+    // The busy key's tails still stream.
+    await server.request('POST', `/logs?source=${source.token}`, { body: { message: 'seen by every tail' } });
+    for (const tail of [...busyTails, ...others]) assert.deepEqual((await tail.done).map((event) => event.event_message), ['seen by every tail']);
+
+    // Its tails closed (each ended once it had its event), the key may open one again.
+    let reopened: number | undefined;
+    for (let attempt = 0; attempt < 50 && reopened !== 200; attempt++) {
+      const controller = new AbortController();
+      reopened = (await fetch(server.url + path, { headers: { 'x-api-key': busy }, signal: controller.signal })).status;
+      controller.abort();
+      if (reopened !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(reopened, 200);
+  } finally {
+    await server.stop({ removeData: true });
+  }
+});

@@ -4,7 +4,9 @@ import { z } from 'zod';
 import { compileMatcher, MAX_QUERY_LENGTH, parseLql } from '../../explorer/lql.ts';
 import { RegexSkipped } from '../../explorer/regex.ts';
 import { compileFilter } from '../../explorer/sql.ts';
+import { AppError } from '../../errors.ts';
 import type { LogRow } from '../../warehouse/types.ts';
+import { callerIdentity, who, type Caller } from '../fairness.ts';
 import type { Services } from '../services.ts';
 import { readableSource, requireReader } from './explorer-access.ts';
 
@@ -51,6 +53,33 @@ function filterRows(rows: LogRow[], matches: (row: LogRow) => boolean): { select
 }
 
 /**
+ * Each caller's open tails, at most `perCaller` at once: every tail costs a filter run and a write
+ * per commit of its source, and a key that opened them without end would make every fold slower.
+ */
+class OpenTails {
+  private readonly counts = new Map<string, number>();
+
+  constructor(private readonly perCaller: number) {}
+
+  /** Count one more tail for `caller`, or refuse with 429; the function given back closes it (once). */
+  open(caller: Caller): () => void {
+    const count = this.counts.get(caller.id) ?? 0;
+    if (count >= this.perCaller) {
+      throw new AppError(429, 'too_many_tails', `${who(caller)} has ${count} live tails open, the most allowed (SAWMILL_CALLER_TAILS); close one first (a tail ends when its connection closes)`);
+    }
+    this.counts.set(caller.id, count + 1);
+    let closed = false;
+    return () => {
+      if (closed) return;
+      closed = true;
+      const left = (this.counts.get(caller.id) ?? 1) - 1;
+      if (left > 0) this.counts.set(caller.id, left);
+      else this.counts.delete(caller.id);
+    };
+  }
+}
+
+/**
  * Live tail as server-sent events: every committed batch of the source, filtered by the same LQL
  * the explorer takes, as `event: events` with a JSON array of events. Readers that cannot keep up
  * are told how many events they missed (`event: dropped`) rather than slowing ingestion, and so
@@ -63,12 +92,15 @@ export default async function tailRoutes(app: FastifyInstance, { services }: { s
     for (const response of open) response.end();
   });
 
+  const tails = new OpenTails(services.limits.tailsPerCaller);
+
   app.get<{ Params: { token: string } }>('/api/sources/:token/tail', async (request, reply) => {
     const source = readableSource(services, requireReader(services, request), request.params.token);
     const query = parseLql(tailInput.parse(request.query).q);
     // Refused as the explorer refuses it (unknown field, wrong type): such a filter would wait forever.
     compileFilter(query, services.warehouse.schema(source.token));
     const matches = compileMatcher(query);
+    const closeTail = tails.open(callerIdentity(request));
 
     reply.hijack();
     const response = reply.raw;
@@ -107,8 +139,11 @@ export default async function tailRoutes(app: FastifyInstance, { services }: { s
       clearInterval(heartbeat);
       stopListening();
       open.delete(response);
+      closeTail();
     };
     response.once('close', finish);
     request.raw.once('close', () => response.end());
+    // A client gone before the stream began may have no 'close' to come: its tail must not stay counted.
+    if (request.raw.socket?.destroyed) finish();
   });
 }
