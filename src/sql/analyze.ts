@@ -123,7 +123,8 @@ class Analyzer {
         return { shape: this.query(body.query, ctes, parent) };
       case 'setop': {
         const left = this.setExpr(body.left, ctes, parent).shape;
-        this.setExpr(body.right, ctes, parent);
+        const right = this.setExpr(body.right, ctes, parent).shape;
+        typeNullArrayColumns(body, [left, right]);
         return { shape: left };
       }
     }
@@ -433,6 +434,11 @@ class Analyzer {
           type = known(type, recurse(when.then));
         }
         if (expr.else) type = known(type, recurse(expr.else));
+        // A NULL branch of an ARRAY CASE is that ARRAY's NULL (ClickHouse has no untyped NULL array).
+        if (arrayTypeName(type)) {
+          for (const when of expr.whens) when.then = typedNull(when.then, type);
+          expr.else = typedNull(expr.else ?? { kind: 'null' }, type);
+        }
         return type;
       }
       case 'cast': {
@@ -482,10 +488,12 @@ class Analyzer {
       case 'call': {
         const args = expr.args.map((arg) => ({ expr: arg, type: argumentType(arg, recurse(arg)) }));
         const named = new Map((expr.named ?? []).map(({ name, value }) => [name, { expr: value, type: argumentType(value, recurse(value)) }]));
-        for (const item of expr.orderBy ?? []) recurse(item.expr);
+        const orderTypes = (expr.orderBy ?? []).map((item) => recurse(item.expr));
         if (expr.having) recurse(expr.having.expr);
         if (expr.over) this.window(expr.over, recurse);
-        return this.call(expr, args, named);
+        const result = this.call(expr, args, named);
+        if (expr.resolved && orderTypes.length > 0) expr.resolved.orderBy = orderTypes;
+        return result;
       }
       case 'quantile': {
         const type = recurse(expr.expr);
@@ -919,6 +927,42 @@ function coerced(expr: ir.Expr, from: SqlType, to: SqlType): ir.Expr {
   if (numberLiteral && NUMERIC_TYPES.has(to.name)) return expr;
   if (expr.kind === 'string') return { kind: 'typed_literal', type: to.name, value: expr.value };
   return { kind: 'cast', expr, type: to.name, safe: false, ...(from.kind === 'scalar' ? { from: from.name } : {}) };
+}
+
+/** An ARRAY type as the tree writes types, if all of it is known. */
+function arrayTypeName(type: SqlType): ir.TypeName | undefined {
+  const name = (of: SqlType): ir.TypeName | undefined => {
+    if (of.kind === 'scalar') return of.name;
+    if (of.kind === 'array') {
+      const element = name(of.element);
+      return element === undefined ? undefined : { array: element };
+    }
+    if (of.kind !== 'struct') return undefined;
+    const fields = of.fields.map((field) => ({ name: field.name, type: name(field.type) }));
+    return fields.every((field) => field.type !== undefined) ? { struct: fields as ir.StructFieldType[] } : undefined;
+  };
+  return type.kind === 'array' ? name(type) : undefined;
+}
+
+/** The NULL literal as a NULL of `type` (an ARRAY), other expressions as they are. */
+function typedNull(expr: ir.Expr, type: SqlType): ir.Expr {
+  const name = arrayTypeName(type);
+  return expr.kind === 'null' && name ? { kind: 'cast', expr, type: name, safe: false } : expr;
+}
+
+/** In a set operation, a column that is NULL in one SELECT and an ARRAY in another takes that ARRAY's type. */
+function typeNullArrayColumns(body: Extract<ir.SetExpr, { kind: 'setop' }>, shapes: TableShape[]): void {
+  const width = Math.max(...shapes.map((shape) => shape.columns.length));
+  for (let index = 0; index < width; index++) {
+    const type = shapes.map((shape) => shape.columns[index]?.type).find((candidate) => candidate && arrayTypeName(candidate));
+    if (!type) continue;
+    const visit = (side: ir.SetExpr): void => {
+      if (side.kind === 'setop') [side.left, side.right].forEach(visit);
+      const item = side.kind === 'select' ? side.select.items[index] : undefined;
+      if (item?.kind === 'expr') item.expr = typedNull(item.expr, type);
+    };
+    visit(body);
+  }
 }
 
 // ---- grouping helpers --------------------------------------------------------------------------

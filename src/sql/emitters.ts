@@ -23,6 +23,8 @@ export interface CallParts {
   star: boolean;
   /** ' ORDER BY …' inside an aggregate's parentheses, or ''. */
   orderBy: string;
+  /** The same keys one by one, for engines that sort themselves: printed, direction, NULLs placement, type. */
+  orderKeys: ReadonlyArray<{ sql: string; descending: boolean; nullsFirst: boolean; type: SqlType }>;
   /** LIMIT n inside an aggregate's parentheses. */
   limit?: number;
   ignoreNulls: boolean;

@@ -199,6 +199,8 @@ export interface ResolvedCall {
   args: SqlType[];
   named: Record<string, SqlType>;
   result: SqlType;
+  /** The types of an aggregate's ORDER BY keys. */
+  orderBy?: SqlType[];
 }
 
 export type Expr =

@@ -427,6 +427,12 @@ export abstract class SqlPrinter {
       over: this.callWindow(expr),
       star: expr.star === true,
       orderBy: expr.orderBy?.length ? ` ORDER BY ${expr.orderBy.map((item) => this.orderItem(item)).join(', ')}` : '',
+      orderKeys: (expr.orderBy ?? []).map((item, index) => ({
+        sql: this.expr(item.expr),
+        descending: item.descending,
+        nullsFirst: item.nullsFirst,
+        type: expr.resolved?.orderBy?.[index] ?? UNKNOWN,
+      })),
       ...(expr.limit !== undefined ? { limit: expr.limit } : {}),
       ignoreNulls: expr.ignoreNulls === true,
       safe: expr.safe === true,
