@@ -42,11 +42,8 @@ test('ZetaSQL compliance cases on DuckDB', { skip: skipWithoutCases() }, async (
 /** Cases that give other rows (or an engine error) on DuckDB, by id, with the reason. */
 const KNOWN_WRONG: Record<string, string> = {
   // known-wrong:start
-  "zetasql/aggregation_distinct_queries/aggregation_distinct_sum_7": "INT64 SUM overflow is an error in BigQuery; DuckDB sums into HUGEINT",
-  "zetasql/aggregation_distinct_queries/aggregation_distinct_sum_7_with_group_by": "INT64 SUM overflow is an error in BigQuery; DuckDB sums into HUGEINT",
   "zetasql/aggregation_distinct_queries/aggregation_distinct_sum_9": "FLOAT64 SUM overflow is an error in BigQuery; DuckDB gives Infinity",
   "zetasql/aggregation_distinct_queries/aggregation_distinct_sum_9_with_group_by": "FLOAT64 SUM overflow is an error in BigQuery; DuckDB gives Infinity",
-  "zetasql/aggregation_queries/aggregation_string_agg_error_1": "STRING_AGG with a NULL delimiter is an error in BigQuery; DuckDB gives NULL",
   "zetasql/arithmetic_functions/arithmetic_functions_14": "FLOAT64 division overflow (1e300/1e-300) is an error in BigQuery, NULL for SAFE_DIVIDE; DuckDB gives Infinity",
   "zetasql/array_aggregation/array_agg_with_correlated_column_and_limit": "an aggregate of only an outer column belongs to the outer query in DuckDB (standard SQL), to the subquery in BigQuery",
   "zetasql/array_aggregation/array_agg_with_correlated_column_and_limit_and_order_by": "an aggregate of only an outer column belongs to the outer query in DuckDB (standard SQL), to the subquery in BigQuery",

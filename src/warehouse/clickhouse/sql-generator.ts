@@ -229,13 +229,13 @@ class ClickHousePrinter extends SqlPrinter {
   }
 
   /**
-   * The array an UNNEST reads. An array of only NULLs is an ARRAY<INT64> in BigQuery; as ClickHouse's
-   * Array(Nullable(Nothing)) its elements would fit few functions (no context coerces it here).
+   * The array an UNNEST reads. An empty array, or one of only NULLs, is an ARRAY<INT64> in BigQuery;
+   * as ClickHouse's Array(Nothing) its elements would fit few functions (no context coerces it here).
    */
   private unnestedArray(array: ir.Expr): string {
     const printed = this.expr(array);
-    const onlyNulls = array.kind === 'array' && array.elements.length > 0 && array.elements.every((element) => element.kind === 'null');
-    return onlyNulls ? `CAST(${printed} AS Array(Nullable(Int64)))` : printed;
+    const untyped = array.kind === 'array' && array.elements.every((element) => element.kind === 'null');
+    return untyped ? `CAST(${printed} AS Array(Nullable(Int64)))` : printed;
   }
 
   protected override unnestRelation(relation: UnnestRelation): string {

@@ -18,3 +18,12 @@ export function argumentBounds(name: string, index: number, min: number, max?: n
     return { message: max === undefined ? `${which} must be at least ${min}` : `${which} must be between ${min} and ${max}` };
   };
 }
+
+/** A literal argument that must not be NULL (STRING_AGG's delimiter): `Argument 2 to STRING_AGG must be non-NULL`. */
+export function nonNullArgument(name: string, index: number): ArgumentCheck {
+  return (args) => {
+    const expr = args[index];
+    const isNull = expr?.kind === 'null' || (expr?.kind === 'cast' && expr.expr.kind === 'null');
+    return isNull ? { message: `Argument ${index + 1} to ${name} must be non-NULL` } : undefined;
+  };
+}

@@ -7,33 +7,82 @@ import type { STATISTICAL_FUNCTIONS } from '../../../sql/functions/families/stat
 import { invalidSql } from '../../../sql/parse.ts';
 import { int64, quoted } from './shared.ts';
 
+/** Keys ClickHouse can sort descending by negating them, as the number to negate. */
+const NEGATABLE: Partial<Record<string, (key: string) => string>> = {
+  INT64: (key) => key,
+  FLOAT64: (key) => key,
+  NUMERIC: (key) => key,
+  BIGNUMERIC: (key) => key,
+  BOOL: (key) => `toInt8(${key})`,
+  DATE: (key) => `toInt32(${key})`,
+  TIMESTAMP: (key) => `toUnixTimestamp64Micro(${key})`,
+  DATETIME: (key) => `toUnixTimestamp64Micro(${key})`,
+};
+
+type OrderKey = CallParts['orderKeys'][number];
+
 /**
- * The aggregate an ARRAY_AGG-like function collects with (groupArray skips NULLs, so IGNORE NULLS
- * needs nothing): LIMIT n is groupArray's own parameter; ORDER BY has no counterpart.
+ * Rows (tuples of the value then the ORDER BY keys) sorted as the keys say. arraySort sorts
+ * ascending on what its lambda returns: each key comes with a flag that puts its NULLs first or
+ * last, and a descending key is negated; one of a type that cannot be (a STRING) is replaced by
+ * its rank among the key's distinct values, found by binary search, and the rank negated.
  */
-function collected(call: CallParts): string {
-  if (call.orderBy) throw invalidSql('ORDER BY inside an aggregate is not supported on ClickHouse');
-  if (call.distinct) return call.limit === undefined ? 'groupUniqArray' : `groupUniqArray(${call.limit})`;
-  return call.limit === undefined ? 'groupArray' : `groupArray(${call.limit})`;
+function sortedRows(rows: string, keys: readonly OrderKey[]): string {
+  const parts = keys.map((key, index) => {
+    const value = `__r.${index + 2}`;
+    const nullsPlaced = key.nullsFirst ? `isNotNull(${value})` : `isNull(${value})`;
+    if (!key.descending) return `${nullsPlaced}, ${value}`;
+    const negatable = key.type.kind === 'scalar' ? NEGATABLE[key.type.name] : undefined;
+    if (negatable) return `${nullsPlaced}, -${negatable(value)}`;
+    const distinctKeys = `arraySort(arrayDistinct(arrayMap(__k -> __k.${index + 2}, ${rows})))`;
+    return `${nullsPlaced}, -indexOfAssumeSorted(${distinctKeys}, ${value})`;
+  });
+  return `arraySort(__r -> (${parts.join(', ')}), ${rows})`;
+}
+
+/**
+ * The values an ARRAY_AGG-like aggregate collects, as an array: NULLs kept (groupArray skips them
+ * unless each value is in a tuple) or skipped, DISTINCT, in ORDER BY's order, at most LIMIT of them.
+ */
+function collected(call: CallParts, value: string, skipNulls: boolean): string {
+  const gather = call.distinct ? 'groupUniqArray' : 'groupArray';
+  if (call.orderKeys.length === 0) {
+    const bounded = call.limit === undefined ? gather : `${gather}(${call.limit})`;
+    return skipNulls ? `${bounded}(${value})${call.over}` : `arrayMap(__r -> __r.1, ${bounded}(tuple(${value}))${call.over})`;
+  }
+  const rows = `${gather}(tuple(${value}, ${call.orderKeys.map((key) => key.sql).join(', ')}))${call.over}`;
+  const sorted = sortedRows(skipNulls ? `arrayFilter(__r -> isNotNull(__r.1), ${rows})` : rows, call.orderKeys);
+  const values = `arrayMap(__r -> __r.1, ${sorted})`;
+  return call.limit === undefined ? values : `arraySlice(${values}, 1, ${call.limit})`;
+}
+
+/** STRING_AGG: NULL over no rows or only NULLs (arrayStringConcat would give ''). */
+function stringAgg(call: CallParts): string {
+  const values = collected(call, arg(call, 0), true);
+  return `if(empty(${values}), NULL, arrayStringConcat(${values}, ${optionalArg(call, 1) ?? "','"}))`;
 }
 
 export const AGGREGATE: Renderings<typeof AGGREGATE_FUNCTIONS> = {
   // HAVING MAX y: argMax skips rows where either argument is NULL, so the value goes in a tuple
   // (never NULL itself) to keep rows whose value is NULL.
   any_value: (call) => (call.having ? `${call.having.max ? 'argMax' : 'argMin'}(tuple(${arg(call, 0)}), ${call.having.value}).1` : same('any')(call)),
-  array_agg: (call) => `${collected(call)}(${arg(call, 0)})${call.over}`,
-  array_concat_agg: (call) => `arrayFlatten(${collected(call)}(${arg(call, 0)})${call.over})`,
+  array_agg: (call) => collected(call, arg(call, 0), call.ignoreNulls),
+  // Arrays are never NULL in ClickHouse: nothing to skip.
+  array_concat_agg: (call) => `arrayFlatten(${collected(call, arg(call, 0), true)})`,
   avg: PORTABLE_EMITTERS.avg,
   bit_and: same('groupBitAnd'),
   bit_or: same('groupBitOr'),
   bit_xor: same('groupBitXor'),
   count: (call) => `toInt64(${call.star ? `count()${call.over}` : same('count')(call)})`,
-  countif: int64(same('countIf')),
+  // COUNTIF(DISTINCT cond) counts the distinct TRUE: 1 or 0.
+  countif: (call) => (call.distinct ? `toInt64(countIf(${arg(call, 0)})${call.over} > 0)` : int64(same('countIf'))(call)),
   logical_and: same('min'),
   logical_or: same('max'),
   max: PORTABLE_EMITTERS.max,
+  max_by: (call) => `argMax(tuple(${arg(call, 0)}), ${arg(call, 1)})${call.over}.1`,
   min: PORTABLE_EMITTERS.min,
-  string_agg: (call) => `arrayStringConcat(${collected(call)}(${arg(call, 0)})${call.over}, ${optionalArg(call, 1) ?? "','"})`,
+  min_by: (call) => `argMin(tuple(${arg(call, 0)}), ${arg(call, 1)})${call.over}.1`,
+  string_agg: stringAgg,
   sum: PORTABLE_EMITTERS.sum,
 };
 

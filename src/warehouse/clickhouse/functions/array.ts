@@ -23,6 +23,9 @@ const onArrays =
   (call) =>
     arrays.some((index) => isNullLiteral(call.raw[index])) ? 'NULL' : inner(call);
 
+/** A BOOL as ClickHouse's Bool (has() and comparisons give UInt8, which an array or struct would keep as a number). */
+const bool = (condition: string) => `CAST(${condition} AS Nullable(Bool))`;
+
 /** The unit and count of an `INTERVAL n unit` step. */
 function intervalStep(call: CallParts, index: number, fn: string): { unit: string; count: string } {
   const step = call.raw[index];
@@ -104,13 +107,13 @@ function arrayToString(call: CallParts): string {
 export const ARRAY: Renderings<typeof ARRAY_FUNCTIONS> = {
   array_concat: same('arrayConcat'),
   array_first: endElement('first'),
-  array_includes: onArrays([0], (call) => `if(isNull(${arg(call, 1)}), NULL, has(${arg(call, 0)}, ${arg(call, 1)}))`),
+  array_includes: onArrays([0], (call) => bool(`if(isNull(${arg(call, 1)}), NULL, has(${arg(call, 0)}, ${arg(call, 1)}))`)),
   // Every search value must be present: a NULL one never is (hasAll would find a NULL element).
-  array_includes_all: onArrays([0, 1], (call) => `(NOT has(${arg(call, 1)}, NULL) AND hasAll(${arg(call, 0)}, ${arg(call, 1)}))`),
+  array_includes_all: onArrays([0, 1], (call) => bool(`(NOT has(${arg(call, 1)}, NULL) AND hasAll(${arg(call, 0)}, ${arg(call, 1)}))`)),
   // hasAny matches NULL with NULL; BigQuery never does.
-  array_includes_any: onArrays([0, 1], (call) => `hasAny(${arg(call, 0)}, arrayFilter(__v -> isNotNull(__v), ${arg(call, 1)}))`),
+  array_includes_any: onArrays([0, 1], (call) => bool(`hasAny(${arg(call, 0)}, arrayFilter(__v -> isNotNull(__v), ${arg(call, 1)}))`)),
   // BigQuery counts a NULL element as one value; arrayDistinct drops NULLs, so each element goes in a tuple.
-  array_is_distinct: onArrays([0], (call) => `(length(arrayDistinct(arrayMap(__e -> tuple(__e), ${arg(call, 0)}))) = length(${arg(call, 0)}))`),
+  array_is_distinct: onArrays([0], (call) => bool(`(length(arrayDistinct(arrayMap(__e -> tuple(__e), ${arg(call, 0)}))) = length(${arg(call, 0)}))`)),
   array_last: endElement('last'),
   array_length: onArrays([0], int64(same('length'))),
   array_reverse: same('arrayReverse'),

@@ -1,6 +1,6 @@
 /** DuckDB renderings of BigQuery's aggregate, approximate aggregate and statistical functions. */
 
-import { arg, argType, optionalArg, PORTABLE_EMITTERS, same, type CallParts, type Emitter, type Renderings } from '../../../sql/emitters.ts';
+import { arg, argType, optionalArg, PORTABLE_EMITTERS, resultType, same, type CallParts, type Emitter, type Renderings } from '../../../sql/emitters.ts';
 import type { AGGREGATE_FUNCTIONS } from '../../../sql/functions/families/aggregate.ts';
 import type { APPROXIMATE_AGGREGATE_FUNCTIONS } from '../../../sql/functions/families/approximate.ts';
 import type { STATISTICAL_FUNCTIONS } from '../../../sql/functions/families/statistical.ts';
@@ -10,8 +10,7 @@ import { fail } from './shared.ts';
  * The list an ARRAY_AGG-like aggregate collects: in its ORDER BY, without NULLs when asked (LIMIT
  * is applied by `limited`, as DuckDB's list() has none).
  */
-function collected(call: CallParts, skipNulls: boolean): string {
-  const value = arg(call, 0);
+function collected(call: CallParts, skipNulls: boolean, value = arg(call, 0)): string {
   return `list(${call.distinct}${value}${call.orderBy})${skipNulls ? ` FILTER (WHERE ${value} IS NOT NULL)` : ''}${call.over}`;
 }
 
@@ -78,13 +77,25 @@ export const AGGREGATE: Renderings<typeof AGGREGATE_FUNCTIONS> = {
   logical_and: same('bool_and'),
   logical_or: same('bool_or'),
   max: PORTABLE_EMITTERS.max,
+  max_by: (call) => `arg_max_null(${arg(call, 0)}, ${arg(call, 1)})${call.over}`,
   min: PORTABLE_EMITTERS.min,
+  min_by: (call) => `arg_min_null(${arg(call, 0)}, ${arg(call, 1)})${call.over}`,
+  // BYTES are joined as hex (DuckDB's string_agg takes text only) and turned back.
   string_agg: (call) => {
-    const separator = optionalArg(call, 1) ?? "','";
-    if (call.limit !== undefined) return `array_to_string(${limited(call, collected(call, true))}, ${separator})`;
-    return `string_agg(${call.distinct}${arg(call, 0)}, ${separator}${call.orderBy})${call.over}`;
+    const bytes = argType(call, 0) === 'BYTES';
+    const [value, separator] = [arg(call, 0), optionalArg(call, 1) ?? (bytes ? "'\\x2C'::BLOB" : "','")].map((part) => (bytes ? `hex(${part})` : part));
+    const joined =
+      call.limit !== undefined
+        ? `array_to_string(${limited(call, collected(call, true, value!))}, ${separator})`
+        : `string_agg(${call.distinct}${value}, ${separator}${call.orderBy})${call.over}`;
+    return bytes ? `unhex(${joined})` : joined;
   },
-  sum: PORTABLE_EMITTERS.sum,
+  // An INT64 sum past INT64 is BigQuery's error; DuckDB sums into HUGEINT.
+  sum: (call) => {
+    const total = PORTABLE_EMITTERS.sum(call);
+    if (resultType(call) !== 'INT64') return total;
+    return `(CASE WHEN ${total} NOT BETWEEN -9223372036854775808 AND 9223372036854775807 THEN ${fail(call, 'int64 overflow')} ELSE CAST(${total} AS BIGINT) END)`;
+  },
 };
 
 export const APPROXIMATE_AGGREGATE: Renderings<typeof APPROXIMATE_AGGREGATE_FUNCTIONS> = {
