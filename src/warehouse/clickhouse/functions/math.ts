@@ -37,7 +37,8 @@ const overflowChecked = (call: CallParts, value: string, inputs: string[]) =>
   guarded(call, `isInfinite(${value}) AND ${inputs.map((input) => `NOT isInfinite(${double(input)})`).join(' AND ')}`, 'floating point overflow', value);
 
 /** A logarithm BigQuery refuses at 0 and below (ClickHouse gives -inf or NaN). */
-const logarithm = (name: string): Emitter => (call) => guarded(call, `${arg(call, 0)} <= 0`, 'cannot take the logarithm of a number at or below 0', `${name}(${arg(call, 0)})`);
+const logarithm = (name: string): Emitter => (call) =>
+  guarded(call, `${arg(call, 0)} <= 0 AND NOT isInfinite(${double(arg(call, 0))})`, 'cannot take the logarithm of a number at or below 0', `${name}(${arg(call, 0)})`);
 
 function power(call: CallParts): string {
   const [x, y] = [arg(call, 0), arg(call, 1)];
@@ -90,7 +91,7 @@ function sparseDistance(kind: 'cosine' | 'euclidean', a: string, b: string): str
 export const MATHEMATICAL: Renderings<typeof MATHEMATICAL_FUNCTIONS> = {
   abs: PORTABLE_EMITTERS.abs,
   acos: withinUnit('acos'),
-  acosh: (call) => guarded(call, `${arg(call, 0)} < 1`, 'ACOSH is undefined below 1', `acosh(${arg(call, 0)})`),
+  acosh: (call) => guarded(call, `${arg(call, 0)} < 1 AND NOT isInfinite(${double(arg(call, 0))})`, 'ACOSH is undefined below 1', `acosh(${arg(call, 0)})`),
   asin: withinUnit('asin'),
   asinh: same('asinh'),
   atan: same('atan'),
@@ -145,7 +146,8 @@ export const MATHEMATICAL: Renderings<typeof MATHEMATICAL_FUNCTIONS> = {
   safe_subtract: safeArithmetic('-'),
   sec: reciprocal('cos', false),
   sech: reciprocal('cosh', false),
-  sign: PORTABLE_EMITTERS.sign,
+  // SIGN(NaN) is NaN.
+  sign: (call) => (argType(call, 0) === 'FLOAT64' ? `if(isNaN(${arg(call, 0)}), ${arg(call, 0)}, sign(${arg(call, 0)}))` : PORTABLE_EMITTERS.sign(call)),
   sin: same('sin'),
   sinh: same('sinh'),
   sqrt: (call) => guarded(call, `${arg(call, 0)} < 0`, 'cannot take the square root of a negative number', `sqrt(${arg(call, 0)})`),

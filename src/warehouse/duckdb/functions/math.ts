@@ -20,12 +20,25 @@ const NAN = "CAST('NaN' AS DOUBLE)";
 /** A function of a DOUBLE that DuckDB refuses for infinity, where BigQuery answers NaN. */
 const nanForInfinity = (name: string): Emitter => (call) => `(CASE WHEN isinf(${double(arg(call, 0))}) THEN ${NAN} ELSE ${name}(${arg(call, 0)}) END)`;
 
-/** 1 / f(x) (secant and the like), an error where BigQuery says the function is undefined. */
+/**
+ * 1 / f(x) (secant and the like), an error where BigQuery says the function is undefined; NaN for
+ * an infinite angle of a trigonometric one (DuckDB refuses it).
+ */
 const reciprocal =
   (name: string, undefinedAtZero: boolean): Emitter =>
   (call) => {
-    const value = `(1 / ${name}(${double(arg(call, 0))}))`;
+    const x = double(arg(call, 0));
+    const periodic = ['sin', 'cos', 'tan'].includes(name);
+    const value = periodic ? `(CASE WHEN isinf(${x}) THEN ${NAN} ELSE 1 / ${name}(${x}) END)` : `(1 / ${name}(${x}))`;
     return undefinedAtZero ? guarded(call, `${arg(call, 0)} = 0`, `${name.toUpperCase()} reciprocal is undefined at 0`, value) : value;
+  };
+
+/** A logarithm: NaN for -infinity (BigQuery's answer; DuckDB refuses every negative number). */
+const logarithm =
+  (inner: (value: string) => string): Emitter =>
+  (call) => {
+    const value = inner(arg(call, 0));
+    return argType(call, 0) === 'FLOAT64' ? `(CASE WHEN ${arg(call, 0)} = CAST('-Infinity' AS DOUBLE) THEN ${NAN} ELSE ${value} END)` : value;
   };
 
 /** BigQuery's error where a FLOAT64 result overflows from finite arguments (DuckDB gives infinity). */
@@ -90,7 +103,7 @@ function sparseDistanceOf(kind: 'cosine' | 'euclidean', a: string, b: string): s
 export const MATHEMATICAL: Renderings<typeof MATHEMATICAL_FUNCTIONS> = {
   abs: PORTABLE_EMITTERS.abs,
   acos: nanForInfinity('acos'),
-  acosh: (call) => guarded(call, `${arg(call, 0)} < 1`, 'ACOSH is undefined below 1', `acosh(${arg(call, 0)})`),
+  acosh: (call) => guarded(call, `${arg(call, 0)} < 1 AND NOT isinf(${double(arg(call, 0))})`, 'ACOSH is undefined below 1', `acosh(${arg(call, 0)})`),
   asin: nanForInfinity('asin'),
   asinh: same('asinh'),
   atan: same('atan'),
@@ -102,7 +115,7 @@ export const MATHEMATICAL: Renderings<typeof MATHEMATICAL_FUNCTIONS> = {
   cos: nanForInfinity('cos'),
   cosh: same('cosh'),
   cosine_distance: vectorDistance('cosine'),
-  cot: (call) => guarded(call, `${arg(call, 0)} = 0`, 'COT is undefined at 0', `(1 / tan(${double(arg(call, 0))}))`),
+  cot: reciprocal('tan', true),
   coth: reciprocal('tanh', true),
   csc: reciprocal('sin', true),
   csch: reciprocal('sinh', true),
@@ -115,13 +128,13 @@ export const MATHEMATICAL: Renderings<typeof MATHEMATICAL_FUNCTIONS> = {
   is_inf: (call) => `isinf(${double(arg(call, 0))})`,
   is_nan: (call) => `isnan(${double(arg(call, 0))})`,
   least: nullPropagating('least'),
-  ln: same('ln'),
+  ln: logarithm((value) => `ln(${value})`),
   // BigQuery LOG(x) is the natural logarithm; DuckDB's log(x) is base 10.
   log: (call) => {
-    if (call.args.length === 1) return `ln(${arg(call, 0)})`;
+    if (call.args.length === 1) return logarithm((value) => `ln(${value})`)(call);
     return guarded(call, `${arg(call, 1)} = 1`, 'LOG base 1 is undefined', `(ln(${arg(call, 0)}) / ln(${arg(call, 1)}))`);
   },
-  log10: PORTABLE_EMITTERS.log10,
+  log10: logarithm((value) => `log10(${value})`),
   mod: (call) => guarded(call, `${arg(call, 1)} = 0`, 'division by zero', PORTABLE_EMITTERS.mod(call)),
   pow: power,
   power,
@@ -147,7 +160,8 @@ export const MATHEMATICAL: Renderings<typeof MATHEMATICAL_FUNCTIONS> = {
   safe_subtract: safeArithmetic('-'),
   sec: reciprocal('cos', false),
   sech: reciprocal('cosh', false),
-  sign: PORTABLE_EMITTERS.sign,
+  // SIGN(NaN) is NaN (DuckDB's is 0).
+  sign: (call) => (argType(call, 0) === 'FLOAT64' ? `(CASE WHEN isnan(${arg(call, 0)}) THEN ${arg(call, 0)} ELSE sign(${arg(call, 0)}) END)` : PORTABLE_EMITTERS.sign(call)),
   sin: nanForInfinity('sin'),
   sinh: same('sinh'),
   sqrt: PORTABLE_EMITTERS.sqrt,
