@@ -2,8 +2,12 @@
 
 import { scalar, type Catalog } from '../entry.ts';
 
+const NUMBERS = ['INT64', 'NUMERIC', 'BIGNUMERIC', 'FLOAT64'];
+
 export const CONDITIONAL_FUNCTIONS = {
   coalesce: scalar('conditional', ['(T1, T1...) -> T1']),
   ifnull: scalar('conditional', ['(T1, T1) -> T1']),
   nullif: scalar('conditional', ['(T1, T1) -> T1']),
+  nullifzero: scalar('conditional', NUMBERS.map((type) => `(${type}) -> ${type}`)),
+  zeroifnull: scalar('conditional', NUMBERS.map((type) => `(${type}) -> ${type}`)),
 } satisfies Catalog;

@@ -160,4 +160,6 @@ export const CONDITIONAL: Renderings<typeof CONDITIONAL_FUNCTIONS> = {
   coalesce: PORTABLE_EMITTERS.coalesce,
   ifnull: same('ifNull'),
   nullif: same('nullIf'),
+  nullifzero: (call) => `nullIf(${arg(call, 0)}, 0)`,
+  zeroifnull: (call) => `ifNull(${arg(call, 0)}, 0)`,
 };

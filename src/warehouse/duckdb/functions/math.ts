@@ -174,4 +174,6 @@ export const CONDITIONAL: Renderings<typeof CONDITIONAL_FUNCTIONS> = {
   coalesce: PORTABLE_EMITTERS.coalesce,
   ifnull: same('coalesce'),
   nullif: same('nullif'),
+  nullifzero: (call) => `nullif(${arg(call, 0)}, 0)`,
+  zeroifnull: (call) => `coalesce(${arg(call, 0)}, 0)`,
 };
