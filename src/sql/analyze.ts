@@ -28,6 +28,7 @@ import { sameType } from './functions/coercion.ts';
 import { TEMPORAL_OPERATOR_OF } from './functions/families/interval.ts';
 import { argumentType, functionEntry, resolveCall, type CallArgument, type FunctionName } from './functions/index.ts';
 import type * as ir from './ir.ts';
+import { pivotQuery, unpivotQuery } from './pivot.ts';
 
 export interface AnalyzeOptions {
   /** The columns of a source, by the name the query wrote; undefined when unknown. */
@@ -217,6 +218,20 @@ class Analyzer {
         const table = this.query(relation.query, ctes, scope.parent);
         // Without an alias its columns are still in scope, read unqualified.
         scope.variables.push({ key: relation.alias?.toLowerCase() ?? '', printed: relation.alias ?? '', table, ...(relation.alias ? {} : { unnamed: relation }) });
+        return;
+      }
+      case 'pivot':
+      case 'unpivot': {
+        // Its query is written from the input's columns, then read like any FROM subquery.
+        const probe: Scope = { variables: [], ...(scope.parent ? { parent: scope.parent } : {}) };
+        this.relation(structuredClone(relation.input), probe, ctes);
+        const input = probe.variables.length === 1 ? probe.variables[0]!.table : undefined;
+        if (!input || input.open) throw semanticError(`${relation.kind.toUpperCase()} needs the columns of its input, which are not known here`, relation.at);
+        const query = relation.kind === 'pivot' ? pivotQuery(relation, input.columns) : unpivotQuery(relation, input.columns);
+        const { alias } = relation;
+        for (const key of Object.keys(relation)) delete (relation as unknown as Record<string, unknown>)[key];
+        Object.assign(relation, { kind: 'subquery', query, ...(alias ? { alias } : {}) });
+        this.relation(relation, scope, ctes);
         return;
       }
       case 'unnest': {

@@ -170,6 +170,22 @@ export interface TableFactorVariants {
   Table: AstTable;
   Derived: { lateral: boolean; subquery: AstQuery; alias?: TableAlias };
   UNNEST: AstUnnest;
+  Pivot: {
+    table: AstTableFactor;
+    aggregate_functions: Array<{ expr: AstExpr; alias?: Ident }>;
+    value_column: AstExpr[];
+    value_source: { List: Array<{ expr: AstExpr; alias?: Ident }> } | Record<string, unknown>;
+    default_on_null?: unknown;
+    alias?: TableAlias;
+  };
+  Unpivot: {
+    table: AstTableFactor;
+    value: AstExpr;
+    name: Ident;
+    columns: Array<{ expr: AstExpr; alias?: Ident }>;
+    null_inclusion?: 'IncludeNulls' | 'ExcludeNulls';
+    alias?: TableAlias;
+  };
 }
 export type AstTableFactor = OneOf<TableFactorVariants>;
 

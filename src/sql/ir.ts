@@ -94,6 +94,25 @@ export type Relation =
       anonymous?: boolean;
       /** An anonymous UNNEST of plain (not struct) values: its one column's name, f0_ as in BigQuery (set by the analyzer). */
       valueColumn?: string;
+    }
+  /**
+   * `input PIVOT (agg [AS a], … FOR column IN (value [AS v], …)) [AS alias]`. The analyzer, which
+   * knows the input's columns, replaces it by the grouped subquery it stands for (pivot.ts).
+   */
+  | { kind: 'pivot'; input: Relation; aggregates: Array<{ expr: Expr; alias?: string }>; column: Expr; values: Array<{ value: Expr; alias?: string }>; alias?: string; at?: Position }
+  /**
+   * `input UNPIVOT [INCLUDE|EXCLUDE NULLS] ((v1, …) FOR name IN ((c1, …) [AS label], …)) [AS alias]`,
+   * replaced by the analyzer too (pivot.ts). `label` undefined: the columns' names joined by `_`.
+   */
+  | {
+      kind: 'unpivot';
+      input: Relation;
+      values: string[];
+      name: string;
+      columns: Array<{ names: string[]; label?: string | number }>;
+      includeNulls: boolean;
+      alias?: string;
+      at?: Position;
     };
 
 export type FromStep =

@@ -661,9 +661,55 @@ export class Lowering {
       }
       case 'UNNEST':
         return { kind: 'unnest', ...this.unnestParts(body, scope) };
+      case 'Pivot':
+        return this.pivot(body, scope);
+      case 'Unpivot':
+        return this.unpivot(body, scope);
       default:
         throw invalidSql(`${describeVariant(kind)} in FROM is not supported`, positionOf(body));
     }
+  }
+
+  /**
+   * PIVOT: its input's alias is seen by the aggregates and the input column only; the PIVOT's
+   * own alias names the result. The analyzer writes out the query it stands for (pivot.ts).
+   */
+  protected pivot(ast: TableFactorVariants['Pivot'], scope: Scope): ir.Relation {
+    const inner: Scope = { ctes: scope.ctes, rangeVariables: new Set(scope.rangeVariables) };
+    const input = this.relation(ast.table, inner);
+    this.refuseIfPresent(ast.default_on_null, 'PIVOT … DEFAULT ON NULL');
+    if (!('List' in ast.value_source)) throw invalidSql('PIVOT … IN takes a list of values', positionOf(ast));
+    const [column, ...more] = ast.value_column;
+    if (!column || more.length > 0) throw invalidSql('PIVOT takes one input column', positionOf(ast));
+    const aggregates = ast.aggregate_functions.map(({ expr, alias }) => ({ expr: this.expr(expr, inner), ...(alias ? { alias: alias.value } : {}) }));
+    const values = (ast.value_source.List as Array<{ expr: AstExpr; alias?: Ident }>).map(({ expr, alias }) => ({ value: this.expr(expr, inner), ...(alias ? { alias: alias.value } : {}) }));
+    this.refuseAliasColumns(ast.alias);
+    const alias = ast.alias?.name.value;
+    if (alias) scope.rangeVariables.add(alias.toLowerCase());
+    return { kind: 'pivot', input, aggregates, column: this.expr(column, inner), values, ...(alias ? { alias } : {}), ...at(positionOf(ast.aggregate_functions)) };
+  }
+
+  /** UNPIVOT: column names only (BigQuery allows no expressions there); a row value alias is a string. */
+  protected unpivot(ast: TableFactorVariants['Unpivot'], scope: Scope): ir.Relation {
+    const input = this.relation(ast.table, { ctes: scope.ctes, rangeVariables: new Set(scope.rangeVariables) });
+    const names = (expr: AstExpr): string[] => {
+      const list = 'Tuple' in expr ? (expr.Tuple as AstExpr[]) : [expr];
+      return list.map((item) => {
+        if (!('Identifier' in item)) throw invalidSql('UNPIVOT takes column names, not expressions', positionOf(item));
+        return item.Identifier.value;
+      });
+    };
+    const values = names(ast.value);
+    const columns = ast.columns.map(({ expr, alias }) => {
+      const set = names(expr);
+      if (set.length !== values.length) throw invalidSql(`UNPIVOT: each column set in IN must have ${values.length} column${values.length === 1 ? '' : 's'}, as the values columns`, positionOf(expr));
+      if (alias && alias.quote_style !== "'" && alias.quote_style !== '"') throw invalidSql('a row value alias in UNPIVOT is a string literal', positionOf(expr));
+      return { names: set, ...(alias ? { label: alias.value } : {}) };
+    });
+    this.refuseAliasColumns(ast.alias);
+    const alias = ast.alias?.name.value;
+    if (alias) scope.rangeVariables.add(alias.toLowerCase());
+    return { kind: 'unpivot', input, values, name: ast.name.value, columns, includeNulls: ast.null_inclusion === 'IncludeNulls', ...(alias ? { alias } : {}), ...at(positionOf(ast.value)) };
   }
 
   protected table(ast: TableFactorVariants['Table'], scope: Scope): ir.Relation {

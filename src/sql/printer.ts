@@ -211,6 +211,10 @@ export abstract class SqlPrinter {
         return `(${this.query(relation.query)})${relation.alias ? ` AS ${this.quoteIdentifier(relation.alias)}` : ''}`;
       case 'unnest':
         return this.unnestRelation(relation);
+      case 'pivot':
+      case 'unpivot':
+        // The analyzer replaces them by the subqueries they stand for.
+        throw invalidSql(`${relation.kind.toUpperCase()} needs the columns of its input, which are not known here`, relation.at);
     }
   }
 

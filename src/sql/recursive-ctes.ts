@@ -141,7 +141,10 @@ class TermCheck {
     }
   }
 
-  private relation(relation: ir.Relation, context: Context): void {
+  private relation(written: ir.Relation, context: Context): void {
+    // What PIVOT aggregates and UNPIVOT rotates, the recursion reads like a table it aggregates.
+    const relation = pivotInput(written);
+    if (relation !== written) context = { ...context, aggregating: context.aggregating || written.kind === 'pivot' };
     if (relation.kind === 'subquery') return this.query(relation.query, context);
     if (relation.kind === 'unnest') return this.expr(relation.array, context);
     if (relation.kind !== 'cte' || relation.name.toLowerCase() !== this.self) return;
@@ -175,7 +178,8 @@ function setReads(set: ir.SetExpr, names: ReadonlySet<string>): Set<string> {
   const found = new Set<string>();
   const { select } = set;
   const relations = select.from ? [select.from.base, ...select.from.steps.flatMap((step) => (step.kind === 'join' ? [step.relation] : []))] : [];
-  for (const relation of relations) {
+  for (const written of relations) {
+    const relation = pivotInput(written);
     if (relation.kind === 'cte' && names.has(relation.name.toLowerCase())) found.add(relation.name.toLowerCase());
     if (relation.kind === 'subquery') for (const name of cteReads(relation.query, names)) found.add(name);
   }
@@ -193,4 +197,9 @@ function exprReads(expr: ir.Expr, names: ReadonlySet<string>): Set<string> {
   }
   for (const child of childrenOf(expr)) for (const name of exprReads(child, names)) found.add(name);
   return found;
+}
+
+/** The relation a PIVOT or UNPIVOT reads (through nested ones), or the relation itself. */
+function pivotInput(relation: ir.Relation): ir.Relation {
+  return relation.kind === 'pivot' || relation.kind === 'unpivot' ? pivotInput(relation.input) : relation;
 }
