@@ -138,30 +138,3 @@ export function datePartName(call: CallParts, index: number): string {
   }
   return `'${raw.part}'`;
 }
-
-/**
- * The group REGEXP_EXTRACT returns: BigQuery gives the capturing group when the pattern has one,
- * else the whole match (group 0), and refuses more than one. The pattern must be a literal to
- * count its groups.
- */
-export function regexpExtractGroup(call: CallParts): number {
-  const pattern = call.raw[1];
-  if (pattern?.kind !== 'string') throw invalidSql('REGEXP_EXTRACT needs a literal pattern');
-  const groups = capturingGroups(pattern.value);
-  if (groups > 1) throw invalidSql('REGEXP_EXTRACT patterns may have at most one capturing group');
-  return groups;
-}
-
-/** Capturing groups in an RE2 pattern: `(` not escaped, not in a class, not `(?`. */
-function capturingGroups(pattern: string): number {
-  let count = 0;
-  let inClass = false;
-  for (let index = 0; index < pattern.length; index++) {
-    const char = pattern[index];
-    if (char === '\\') index++;
-    else if (inClass) inClass = char !== ']';
-    else if (char === '[') inClass = true;
-    else if (char === '(' && pattern[index + 1] !== '?') count++;
-  }
-  return count;
-}

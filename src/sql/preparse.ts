@@ -138,7 +138,7 @@ function lineEnd(sql: string, index: number): number {
 const CODE_ESCAPE = /\\(?:x([0-9A-Fa-f]{2})|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|([0-7]{3}))/g;
 
 function decodeCodeEscapes(sql: string): string {
-  if (!/\\[xuU0-7]/.test(sql) && !/(^|[^A-Za-z0-9_])[rR]?[bB][rR]?['"]/.test(sql)) return sql;
+  if (!/\\[xuU0-7v]/.test(sql) && !/(^|[^A-Za-z0-9_])[rR]?[bB][rR]?['"]/.test(sql)) return sql;
   let out = '';
   let index = 0;
   while (index < sql.length) {
@@ -160,15 +160,22 @@ function decodeCodeEscapes(sql: string): string {
   return out;
 }
 
-/** One string literal, quotes included: a quote or backslash by code becomes its plain escape, a control character stays as written. */
+/**
+ * One string literal, quotes included: a quote or backslash by code becomes its plain escape, a
+ * line break by code `\n` or `\r` (a raw one would shift the lines of later error positions), and
+ * `\v`, which the grammar lacks, a vertical tab; NUL stays as written.
+ */
 function decodeLiteral(literal: string): string {
-  return literal.replace(/\\\\|\\(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|[0-7]{3})/g, (escape) => {
+  return literal.replace(/\\\\|\\v|\\(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|[0-7]{3})/g, (escape) => {
     if (escape === '\\\\') return escape;
+    if (escape === '\\v') return '\v';
     CODE_ESCAPE.lastIndex = 0;
     const [, hex2, hex4, hex8, octal] = CODE_ESCAPE.exec(escape)!;
     const code = octal !== undefined ? parseInt(octal, 8) : parseInt((hex2 ?? hex4 ?? hex8)!, 16);
     if (code === 0x27 || code === 0x22 || code === 0x5c) return `\\${String.fromCharCode(code)}`;
-    if (code < 0x20 || code > 0x10ffff) return escape;
+    if (code === 0x0a) return '\\n';
+    if (code === 0x0d) return '\\r';
+    if (code === 0 || code > 0x10ffff) return escape;
     return String.fromCodePoint(code);
   });
 }

@@ -78,6 +78,13 @@ export const SAFE_FUNCTIONS: ReadonlySet<FunctionName> = new Set<FunctionName>([
   'date_bucket',
   'datetime_bucket',
   'timestamp_bucket',
+  // The string functions whose renderings give NULL under SAFE. for every error BigQuery raises.
+  ...([
+    'ascii', 'byte_length', 'char_length', 'character_length', 'chr', 'code_points_to_bytes', 'code_points_to_string', 'concat', 'ends_with', 'format',
+    'initcap', 'instr', 'left', 'length', 'lower', 'lpad', 'ltrim', 'octet_length', 'regexp_contains', 'regexp_extract', 'regexp_extract_all', 'regexp_instr',
+    'regexp_replace', 'regexp_substr', 'repeat', 'replace', 'reverse', 'right', 'rpad', 'rtrim', 'soundex', 'split', 'split_substr', 'starts_with', 'strpos',
+    'substr', 'substring', 'to_code_points', 'translate', 'trim', 'unicode', 'upper',
+  ] satisfies FunctionName[]),
 ]);
 
 export const CLICKHOUSE_FUNCTIONS: FunctionRenderings = {

@@ -11,7 +11,7 @@ import type { JSON_FUNCTIONS } from '../../../sql/functions/families/json.ts';
 import { type EngineConversions, followPath, type JsonCallEngine, type JsonKind, jsonRenderings, quotedJsonString } from '../../../sql/json/render.ts';
 import type { JsonPathStep } from '../../../sql/json/path.ts';
 import { quoteIdent as quoteIdentifier } from '../types.ts';
-import { fail } from './shared.ts';
+import { fail, literal, quoted as quoteString } from './shared.ts';
 
 const KINDS: Record<JsonKind, string[]> = {
   object: ['OBJECT'],
@@ -30,14 +30,6 @@ const pointerToken = (key: string) => key.replaceAll('~', '~0').replaceAll('/', 
 const pointerSafe = (step: JsonPathStep) =>
   step.key === undefined ? false : step.index === undefined ? !/^[\s+-]*\d*\s*$/.test(step.key) : step.key === String(step.index);
 
-const quoteString = (text: string) => `'${text.replaceAll("'", "''")}'`;
-
-/** A string literal; control characters (NUL ends a literal for DuckDB's parser) as chr(n). */
-function literal(text: string): string {
-  if (!/[\x00-\x1f]/.test(text)) return quoteString(text);
-  const parts = text.split(/([\x00-\x1f])/).filter((part) => part !== '');
-  return `(${parts.map((part) => (/^[\x00-\x1f]$/.test(part) ? `chr(${part.charCodeAt(0)})` : quoteString(part))).join(' || ')})`;
-}
 
 /** The length under which a bound value is repeated rather than bound. */
 const INLINE_LIMIT = 160;

@@ -11,10 +11,11 @@ import { jsonFlatten, jsonKeys, type JsonKeysMode, stripNulls } from '../../../s
 import { jsonText, parseJson, prettyJsonText } from '../../../sql/json/value.ts';
 import { bigqueryFingerprint } from 'farmhash-modern';
 import { ipFromString, ipNetMask, ipToString, ipTrunc, ipv4FromInt64, ipv4ToInt64, publicSuffix, registeredDomain } from './net-values.ts';
+import { STRING_JS_FUNCTIONS } from './string-udfs.ts';
 
-type Value = string | bigint | boolean | number | Uint8Array | string[] | null;
+export type Value = string | bigint | boolean | number | Uint8Array | ReadonlyArray<string | bigint | Uint8Array | null> | null;
 
-interface JsFunction {
+export interface JsFunction {
   name: string;
   parameters: DuckDBType[];
   returns: DuckDBType;
@@ -96,11 +97,19 @@ export const JS_FUNCTIONS: readonly JsFunction[] = [
   { name: 'sawmill_json_flatten', parameters: [VARCHAR], returns: LIST(VARCHAR), apply: (json) => jsonFlatten(parseJson(String(json))).map(jsonText) },
   /** BigQuery's text of a JSON value; indented from the given column, or compact when it is negative. */
   { name: 'sawmill_json_text', parameters: [VARCHAR, INTEGER], returns: VARCHAR, apply: (json, indent) => (Number(indent) < 0 ? jsonText(parseJson(String(json))) : prettyJsonText(parseJson(String(json)), Number(indent))) },
+  ...STRING_JS_FUNCTIONS,
 ];
 
 function read(vector: DuckDBVector, row: number): Value {
   if (vector.type.typeId === BLOB.typeId) return (vector as unknown as { getItemBytes(row: number): Uint8Array | null }).getItemBytes(row);
   return vector.getItem(row) as Value;
+}
+
+/** A result as DuckDB takes it: BYTES as blob values, lists element by element. */
+function duckdbValue(result: Value) {
+  if (result instanceof Uint8Array) return blobValue(result);
+  if (Array.isArray(result)) return listValue((result as Array<string | bigint | Uint8Array | null>).map((item) => (item instanceof Uint8Array ? blobValue(item) : item)));
+  return result as Exclude<Value, Uint8Array | readonly unknown[]>;
 }
 
 /** Register every JavaScript function on the database `connection` belongs to. */
@@ -116,7 +125,7 @@ export function registerJsFunctions(connection: DuckDBConnection): void {
           const args = columns.map((column) => read(column, row));
           try {
             const result = args.includes(null) ? null : fn.apply(...(args as Array<Exclude<Value, null>>));
-            output.setItem(row, result instanceof Uint8Array ? blobValue(result) : Array.isArray(result) ? listValue(result) : result);
+            output.setItem(row, duckdbValue(result));
           } catch (error) {
             info.setError(error instanceof Error ? error.message : String(error));
             return;
