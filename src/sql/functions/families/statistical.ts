@@ -2,16 +2,18 @@
 
 import { aggregate, type Catalog } from '../entry.ts';
 
-const ofValues = (signatures: string[]) => aggregate('statistical', signatures);
+/** NUMERIC and BIGNUMERIC values are taken as they are; every result is a FLOAT64. */
+const ofValues = () => aggregate('statistical', ['(NUMERIC) -> FLOAT64', '(BIGNUMERIC) -> FLOAT64', '(FLOAT64) -> FLOAT64']);
+const ofPairs = () => aggregate('statistical', ['(NUMERIC, NUMERIC) -> FLOAT64', '(BIGNUMERIC, BIGNUMERIC) -> FLOAT64', '(FLOAT64, FLOAT64) -> FLOAT64']);
 
 export const STATISTICAL_FUNCTIONS = {
-  corr: ofValues(['(FLOAT64, FLOAT64) -> FLOAT64']),
-  covar_pop: ofValues(['(FLOAT64, FLOAT64) -> FLOAT64']),
-  covar_samp: ofValues(['(FLOAT64, FLOAT64) -> FLOAT64']),
-  stddev: ofValues(['(FLOAT64) -> FLOAT64']),
-  stddev_pop: ofValues(['(FLOAT64) -> FLOAT64']),
-  stddev_samp: ofValues(['(FLOAT64) -> FLOAT64']),
-  var_pop: ofValues(['(FLOAT64) -> FLOAT64']),
-  var_samp: ofValues(['(FLOAT64) -> FLOAT64']),
-  variance: ofValues(['(FLOAT64) -> FLOAT64']),
+  corr: ofPairs(),
+  covar_pop: ofPairs(),
+  covar_samp: ofPairs(),
+  stddev: ofValues(),
+  stddev_pop: ofValues(),
+  stddev_samp: ofValues(),
+  var_pop: ofValues(),
+  var_samp: ofValues(),
+  variance: ofValues(),
 } satisfies Catalog;

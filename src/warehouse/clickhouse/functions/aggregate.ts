@@ -131,24 +131,31 @@ export const APPROXIMATE_AGGREGATE: Renderings<typeof APPROXIMATE_AGGREGATE_FUNC
 };
 
 /**
- * BigQuery's sample statistics are NULL below two values (pairs for CORR and COVAR_SAMP), where
- * ClickHouse's are NaN. Pairs count only where both values are present.
+ * A statistical aggregate as BigQuery defines it: over the values (pairs) without NULL; NULL
+ * below `minimum` of them (ClickHouse's sample statistics give NaN); NaN when one is infinite or
+ * NaN (ClickHouse gives 0 or NULL), so the aggregate itself reads the finite ones only. The
+ * numerically stable forms: a covariance of values near FLOAT64's largest is 0, not NaN.
  */
-const atLeastTwo =
-  (name: string, pairs: boolean): Emitter =>
+const statistic =
+  (name: string, minimum: number): Emitter =>
   (call) => {
-    const counted = pairs ? `count(if(isNull(${arg(call, 0)}) OR isNull(${arg(call, 1)}), NULL, 1))${call.over}` : `count(${arg(call, 0)})${call.over}`;
-    return `if(${counted} < 2, NULL, ${same(name)(call)})`;
+    const values = call.args.map((value) => `toFloat64(${value})`);
+    const present = values.map((value) => `isNotNull(${value})`).join(' AND ');
+    const finite = values.map((value) => `isFinite(${value})`).join(' AND ');
+    const count = `countIf(${present})${call.over}`;
+    const nonFinite = `countIf(${present} AND NOT (${finite}))${call.over}`;
+    const value = `${name}(${values.map((value) => `if(${finite}, ${value}, NULL)`).join(', ')})${call.over}`;
+    return `multiIf(${count} < ${minimum}, NULL, ${nonFinite} > 0, nan, ${value})`;
   };
 
 export const STATISTICAL: Renderings<typeof STATISTICAL_FUNCTIONS> = {
-  corr: atLeastTwo('corr', true),
-  covar_pop: same('covarPop'),
-  covar_samp: atLeastTwo('covarSamp', true),
-  stddev: atLeastTwo('stddevSamp', false),
-  stddev_pop: same('stddevPop'),
-  stddev_samp: atLeastTwo('stddevSamp', false),
-  var_pop: same('varPop'),
-  var_samp: atLeastTwo('varSamp', false),
-  variance: atLeastTwo('varSamp', false),
+  corr: statistic('corrStable', 2),
+  covar_pop: statistic('covarPopStable', 1),
+  covar_samp: statistic('covarSampStable', 2),
+  stddev: statistic('stddevSampStable', 2),
+  stddev_pop: statistic('stddevPopStable', 1),
+  stddev_samp: statistic('stddevSampStable', 2),
+  var_pop: statistic('varPopStable', 1),
+  var_samp: statistic('varSampStable', 2),
+  variance: statistic('varSampStable', 2),
 };

@@ -55,11 +55,22 @@ function approxTopSum(call: CallParts): string {
   return `(CASE WHEN ${invalid} THEN ${fail(call, 'APPROX_TOP_SUM does not support negative or NaN weights')} WHEN count(*)${call.over} = 0 THEN NULL ELSE ${top} END)`;
 }
 
-/** BigQuery's CORR and COVAR_SAMP are NULL below two pairs (DuckDB's CORR gives NaN). */
-const pairStatistic =
-  (name: string, minimumPairs: number): Emitter =>
-  (call) =>
-    `(CASE WHEN regr_count(${arg(call, 0)}, ${arg(call, 1)})${call.over} < ${minimumPairs} THEN NULL ELSE ${name}(${arg(call, 0)}, ${arg(call, 1)})${call.over} END)`;
+/**
+ * A statistical aggregate as BigQuery defines it: over the values (pairs) without NULL; NULL
+ * below `minimum` of them (DuckDB's CORR gives NaN); NaN when one is infinite or NaN (DuckDB raises
+ * "out of range" there), so the aggregate itself reads the finite ones only.
+ */
+const statistic =
+  (name: string, minimum: number): Emitter =>
+  (call) => {
+    const values = call.args.map((value) => `CAST(${value} AS DOUBLE)`);
+    const present = values.map((value) => `${value} IS NOT NULL`).join(' AND ');
+    const finite = values.map((value) => `isfinite(${value})`).join(' AND ');
+    const count = values.length === 2 ? `regr_count(${values[0]}, ${values[1]})${call.over}` : `count(${values[0]})${call.over}`;
+    const nonFinite = `bool_or(${present} AND NOT (${finite}))${call.over}`;
+    const value = `${name}(${values.map((value) => `CASE WHEN ${finite} THEN ${value} END`).join(', ')})${call.over}`;
+    return `(CASE WHEN ${count} < ${minimum} THEN NULL WHEN ${nonFinite} THEN 'NaN'::DOUBLE ELSE ${value} END)`;
+  };
 
 export const AGGREGATE: Renderings<typeof AGGREGATE_FUNCTIONS> = {
   // HAVING MAX y: the value of a row where y is largest; the value may be NULL, rows where y is are skipped.
@@ -105,13 +116,13 @@ export const APPROXIMATE_AGGREGATE: Renderings<typeof APPROXIMATE_AGGREGATE_FUNC
 };
 
 export const STATISTICAL: Renderings<typeof STATISTICAL_FUNCTIONS> = {
-  corr: pairStatistic('corr', 2),
-  covar_pop: (call) => `covar_pop(${arg(call, 0)}, ${arg(call, 1)})${call.over}`,
-  covar_samp: pairStatistic('covar_samp', 2),
-  stddev: same('stddev_samp'),
-  stddev_pop: same('stddev_pop'),
-  stddev_samp: same('stddev_samp'),
-  var_pop: same('var_pop'),
-  var_samp: same('var_samp'),
-  variance: same('var_samp'),
+  corr: statistic('corr', 2),
+  covar_pop: statistic('covar_pop', 1),
+  covar_samp: statistic('covar_samp', 2),
+  stddev: statistic('stddev_samp', 2),
+  stddev_pop: statistic('stddev_pop', 1),
+  stddev_samp: statistic('stddev_samp', 2),
+  var_pop: statistic('var_pop', 1),
+  var_samp: statistic('var_samp', 2),
+  variance: statistic('var_samp', 2),
 };
