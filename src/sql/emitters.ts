@@ -28,6 +28,8 @@ export interface CallParts {
   /** LIMIT n inside an aggregate's parentheses. */
   limit?: number;
   ignoreNulls: boolean;
+  /** RESPECT NULLS written (where a function's default is to skip them: PERCENTILE_CONT). */
+  respectNulls: boolean;
   /** `SAFE.fn(…)`: where the rendering checks for BigQuery's errors itself, it gives NULL instead. */
   safe: boolean;
   /** `HAVING MAX y` / `HAVING MIN y` inside an aggregate's parentheses, `y` printed. */

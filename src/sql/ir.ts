@@ -284,7 +284,7 @@ export type Expr =
       /** `ARRAY_AGG(x ORDER BY y LIMIT n)`: only the aggregates that build arrays and strings take these. */
       orderBy?: OrderItem[];
       limit?: number;
-      /** `IGNORE NULLS` (ARRAY_AGG, FIRST_VALUE, LAST_VALUE, NTH_VALUE). */
+      /** `IGNORE NULLS` (true) or `RESPECT NULLS` (false) as written (ARRAY_AGG, FIRST_VALUE, PERCENTILE_CONT …). */
       ignoreNulls?: boolean;
       /** `SAFE.fn(…)`: NULL instead of an error. */
       safe?: boolean;

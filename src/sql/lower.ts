@@ -1194,7 +1194,7 @@ export class Lowering {
       ...(isCountStar ? { star: true } : {}),
       ...(modifiers.orderBy ? { orderBy: modifiers.orderBy } : {}),
       ...(modifiers.limit !== undefined ? { limit: modifiers.limit } : {}),
-      ...(modifiers.ignoreNulls ? { ignoreNulls: true } : {}),
+      ...(modifiers.ignoreNulls !== undefined ? { ignoreNulls: modifiers.ignoreNulls } : {}),
       ...(modifiers.having ? { having: modifiers.having } : {}),
       ...(safe ? { safe: true } : {}),
     };
@@ -1226,6 +1226,13 @@ export class Lowering {
     }
     if (ignoreNulls !== undefined && !takes('null_treatment')) throw invalidSql(`IGNORE/RESPECT NULLS in ${written}(…) is not supported`, position);
     if (having && (!takes('having') || call.over)) throw invalidSql(`HAVING MAX/MIN in ${written}(…) is not supported`, position);
+    const window = call.over && entry.window;
+    if (window) {
+      const name = written.toLowerCase();
+      if (window.order === 'required' && call.over!.orderBy.length === 0) throw semanticError(`Window ORDER BY is required for analytic function ${name}`, position);
+      if (window.order === 'refused' && call.over!.orderBy.length > 0) throw semanticError(`Window ORDER BY is not allowed for analytic function ${name}`, position);
+      if (!window.frame && call.over!.frame) throw semanticError(`Window framing clause is not allowed for analytic function ${name}`, position);
+    }
   }
 
   /** Positional and named (`name => value`) arguments; `*` only where the caller handled it. */

@@ -439,6 +439,7 @@ export abstract class SqlPrinter {
       })),
       ...(expr.limit !== undefined ? { limit: expr.limit } : {}),
       ignoreNulls: expr.ignoreNulls === true,
+      respectNulls: expr.ignoreNulls === false,
       safe: expr.safe === true,
       ...(expr.having ? { having: { max: expr.having.max, value: this.expr(expr.having.expr) } } : {}),
       named: Object.fromEntries((expr.named ?? []).map(({ name, value }) => [name, this.expr(value)])),

@@ -60,11 +60,22 @@ export type ArgumentCheck = (
   given: readonly SqlType[],
 ) => { message: string; evaluation?: boolean } | undefined;
 
+/**
+ * What a window function's OVER clause may hold besides PARTITION BY, after ZetaSQL's window
+ * ordering and framing support: RANK needs ORDER BY, PERCENTILE_CONT refuses it, LAG takes no frame.
+ */
+export interface WindowSupport {
+  order: 'required' | 'allowed' | 'refused';
+  frame: boolean;
+}
+
 export interface FunctionEntry {
   kind: FunctionKind;
   family: Family;
   signatures: readonly Signature[];
   clauses: ReadonlySet<Clause>;
+  /** Absent: ORDER BY and a frame are both allowed. */
+  window?: WindowSupport;
   /** One line in our words for the docs table (what differs from BigQuery goes in the engines' notes). */
   summary?: string;
   check?: ArgumentCheck;
@@ -72,6 +83,7 @@ export interface FunctionEntry {
 
 interface EntryOptions {
   clauses?: readonly Clause[];
+  window?: WindowSupport;
   summary?: string;
   check?: ArgumentCheck;
 }
@@ -84,6 +96,7 @@ function entry(kind: FunctionKind, family: Family, signatures: readonly string[]
     clauses: new Set(options.clauses ?? []),
     ...(options.summary ? { summary: options.summary } : {}),
     ...(options.check ? { check: options.check } : {}),
+    ...(options.window ? { window: options.window } : {}),
   };
 }
 
