@@ -24,7 +24,7 @@ import { invalidSql } from './parse.ts';
 import { childrenOf } from './analysis.ts';
 import type { Position } from './ast.ts';
 import { type Column, type SqlType, type TableShape, UNKNOWN, closestName, describeType, findColumn, scalar } from './catalog.ts';
-import { sameType } from './functions/coercion.ts';
+import { sameType, supertype } from './functions/coercion.ts';
 import { TEMPORAL_OPERATOR_OF } from './functions/families/interval.ts';
 import { argumentType, functionEntry, resolveCall, type CallArgument, type FunctionName } from './functions/index.ts';
 import type * as ir from './ir.ts';
@@ -126,7 +126,7 @@ class Analyzer {
         const left = this.setExpr(body.left, ctes, parent).shape;
         const right = this.setExpr(body.right, ctes, parent).shape;
         typeNullArrayColumns(body, [left, right]);
-        return { shape: left };
+        return { shape: setOperationShape(left, right) };
       }
     }
   }
@@ -1022,4 +1022,19 @@ function ungroupedRef(
     if (found) return found;
   }
   return undefined;
+}
+
+/**
+ * A set operation's columns: the left side's names, each of the supertype of both sides' types
+ * (`SELECT 1 AS x UNION ALL SELECT 2.5` is FLOAT64, as BigQuery and both engines make it).
+ */
+function setOperationShape(left: TableShape, right: TableShape): TableShape {
+  if (left.open || right.open || left.columns.length !== right.columns.length) return left;
+  return {
+    ...left,
+    columns: left.columns.map((column, index) => {
+      const type = supertype([{ type: column.type }, { type: right.columns[index]!.type }]);
+      return type === undefined || type.kind === 'unknown' ? column : { ...column, type };
+    }),
+  };
 }
