@@ -28,6 +28,7 @@ import { MATHEMATICAL_FUNCTIONS } from './families/mathematical.ts';
 import { NAVIGATION_FUNCTIONS } from './families/navigation.ts';
 import { NET_FUNCTIONS } from './families/net.ts';
 import { NUMBERING_FUNCTIONS } from './families/numbering.ts';
+import { SEARCH_FUNCTIONS } from './families/search.ts';
 import { STATISTICAL_FUNCTIONS } from './families/statistical.ts';
 import { STRING_FUNCTIONS } from './families/string.ts';
 import { TIME_FUNCTIONS } from './families/time.ts';
@@ -61,6 +62,7 @@ export const BIGQUERY_FUNCTIONS = {
   ...NAVIGATION_FUNCTIONS,
   ...NET_FUNCTIONS,
   ...NUMBERING_FUNCTIONS,
+  ...SEARCH_FUNCTIONS,
   ...STATISTICAL_FUNCTIONS,
   ...STRING_FUNCTIONS,
   ...TIME_FUNCTIONS,

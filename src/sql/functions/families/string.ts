@@ -2,6 +2,7 @@
 
 import { scalar, type ArgumentCheck, type Catalog } from '../entry.ts';
 import { checkFormat } from '../format-string.ts';
+import { checkJsonScope } from './search.ts';
 import { patternInfo, patternProblem } from '../regexp.ts';
 import type * as ir from '../../ir.ts';
 
@@ -67,6 +68,7 @@ export const STRING_FUNCTIONS = {
   code_points_to_string: string(['(ARRAY<INT64>) -> STRING']),
   // Other values are cast to STRING (CONCAT('Summer', ' ', 1923)).
   concat: string(['(CAST STRING, CAST STRING...) -> STRING', '(BYTES, BYTES...) -> BYTES']),
+  contains_substr: string(['(ANY, CONST STRING; json_scope => STRING) -> BOOL'], checkJsonScope),
   edit_distance: string(both('(S, S; max_distance => INT64) -> INT64')),
   ends_with: string(both('(S, S) -> BOOL')),
   format: string(['(STRING, ANY...) -> STRING'], checkFormat),

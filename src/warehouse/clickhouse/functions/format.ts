@@ -9,8 +9,7 @@ import type { CallParts, Emitter } from '../../../sql/emitters.ts';
 import { JSON } from './json.ts';
 import { AFTER_HEX_ESCAPE, formatSql, jsonTextCall, type FormatDialect } from '../../../sql/format-sql.ts';
 import { invalidSql } from '../../../sql/parse.ts';
-import { quoted } from './shared.ts';
-import { characters, codePoint } from './string.ts';
+import { characters, codePoint, quoted } from './shared.ts';
 
 let depth = 0;
 const lambda = (body: (name: string) => string) => {
@@ -69,7 +68,7 @@ function dateTimeText(value: string): string {
   return `concat(formatDateTime(${value}, '%Y-%m-%d %H:%i:%S', 'UTC'), ${fraction(subsecond(`toUnixTimestamp64Micro(${value})`))})`;
 }
 
-function scalarText(value: string, name: string, isLiteral: boolean, call: CallParts): string {
+export function scalarText(value: string, name: string, isLiteral: boolean, call: CallParts): string {
   switch (name) {
     case 'STRING':
       return isLiteral ? stringLiteral(value) : value;

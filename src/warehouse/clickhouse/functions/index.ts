@@ -14,6 +14,7 @@ import { CONVERSION } from './conversion.ts';
 import { INTERVAL, OPERATORS, TIME_SERIES } from './interval.ts';
 import { CONDITIONAL, MATHEMATICAL } from './math.ts';
 import { NET } from './net.ts';
+import { SEARCH } from './search.ts';
 import { STRING } from './string.ts';
 import { DATE, DATETIME, TIME, TIMESTAMP_RENDERINGS } from './time.ts';
 import { NAVIGATION, NUMBERING } from './window.ts';
@@ -121,6 +122,7 @@ export const CLICKHOUSE_FUNCTIONS: FunctionRenderings = {
   ...NUMBERING,
   ...OPERATORS,
   ...STATISTICAL,
+  ...SEARCH,
   ...STRING,
   ...TIME,
   ...TIME_SERIES,

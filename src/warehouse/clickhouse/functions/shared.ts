@@ -35,3 +35,16 @@ export function raiseMessage(message: string, constant: boolean): string {
   const failing = constant ? `throwIf(1, ${message})` : `toUInt8(concat('ERROR: ', ifNull(${message}, 'NULL')))`;
   return `[NULL][${failing} + 1]`;
 }
+
+/** A STRING's characters (UTF-8 sequences), or BYTES' bytes. */
+export const characters = (value: string, bytes = false) => (bytes ? `splitByString('', ${value})` : `extractAll(${value}, '(?s).')`);
+
+/** The code point of one UTF-8 character (its bytes decoded). */
+export function codePoint(char: string): string {
+  const byte = (index: number) => `reinterpretAsUInt8(substring(${char}, ${index}, 1))`;
+  return (
+    `toInt64(multiIf(${byte(1)} < 128, ${byte(1)}, ${byte(1)} < 224, (${byte(1)} - 192) * 64 + ${byte(2)} - 128,` +
+    ` ${byte(1)} < 240, (${byte(1)} - 224) * 4096 + (${byte(2)} - 128) * 64 + ${byte(3)} - 128,` +
+    ` (${byte(1)} - 240) * 262144 + (${byte(2)} - 128) * 4096 + (${byte(3)} - 128) * 64 + ${byte(4)} - 128))`
+  );
+}

@@ -11,16 +11,14 @@ import { MAX_STRING_OUTPUT_BYTES, outputTooLarge } from '../../../sql/output-lim
 import { invalidSql } from '../../../sql/parse.ts';
 import { format } from './format.ts';
 import { REGEXP } from './regexp.ts';
-import { guarded, int64, quoted } from './shared.ts';
+import { containsSubstr } from './search.ts';
+import { characters, codePoint, guarded, int64, quoted } from './shared.ts';
 
 const isBytes = (call: CallParts, index = 0) => argType(call, index) === 'BYTES';
 
 /** NULL when one of `values` is (ClickHouse's padding, repeat, substringUTF8 … read a NULL count as 0). */
 export const nullIfAnyNull = (values: string[], sql: string) => `if(${values.map((value) => `isNull(${value})`).join(' OR ')}, NULL, ${sql})`;
 const int = (value: string) => `toInt64(${value})`;
-
-/** A STRING's characters (UTF-8 sequences), or BYTES' bytes. */
-export const characters = (value: string, bytes = false) => (bytes ? `splitByString('', ${value})` : `extractAll(${value}, '(?s).')`);
 
 /** The UTF-8 text of a code point (BigQuery refuses surrogates and values past U+10FFFF). */
 export function utf8Char(point: string): string {
@@ -29,16 +27,6 @@ export function utf8Char(point: string): string {
     `multiIf(${point} < 128, char(${point}), ${point} < 2048, char(192 + intDiv(${point}, 64), ${byte(0, 128)}),` +
     ` ${point} < 65536, char(224 + intDiv(${point}, 4096), ${byte(6, 128)}, ${byte(0, 128)}),` +
     ` char(240 + intDiv(${point}, 262144), ${byte(12, 128)}, ${byte(6, 128)}, ${byte(0, 128)}))`
-  );
-}
-
-/** The code point of one UTF-8 character (its bytes decoded). */
-export function codePoint(char: string): string {
-  const byte = (index: number) => `reinterpretAsUInt8(substring(${char}, ${index}, 1))`;
-  return (
-    `toInt64(multiIf(${byte(1)} < 128, ${byte(1)}, ${byte(1)} < 224, (${byte(1)} - 192) * 64 + ${byte(2)} - 128,` +
-    ` ${byte(1)} < 240, (${byte(1)} - 224) * 4096 + (${byte(2)} - 128) * 64 + ${byte(3)} - 128,` +
-    ` (${byte(1)} - 240) * 262144 + (${byte(2)} - 128) * 4096 + (${byte(3)} - 128) * 64 + ${byte(4)} - 128))`
   );
 }
 
@@ -216,6 +204,7 @@ export const STRING: Renderings<typeof STRING_FUNCTIONS> = {
     return `if(arrayExists(sawmill_c -> isNull(sawmill_c), ${list}), NULL, ${guarded(call, bad, 'Invalid codepoint', text)})`;
   },
   concat: PORTABLE_EMITTERS.concat,
+  contains_substr: containsSubstr,
   edit_distance: (call) => {
     const distance = `toInt64(${isBytes(call) ? 'editDistance' : 'editDistanceUTF8'}(${arg(call, 0)}, ${arg(call, 1)}))`;
     const max = call.named.max_distance;

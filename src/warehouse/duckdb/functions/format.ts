@@ -77,7 +77,7 @@ const jsonText = (value: string, pretty: boolean, call: CallParts) => (JSON.to_j
 
 const typed = (name: string, text: string, isLiteral: boolean) => (isLiteral ? `('${name} "' || ${text} || '"')` : text);
 
-function scalarText(value: string, name: string, isLiteral: boolean, call: CallParts): string {
+export function scalarText(value: string, name: string, isLiteral: boolean, call: CallParts): string {
   switch (name) {
     case 'STRING':
       return isLiteral ? stringLiteral(value) : value;

@@ -13,6 +13,7 @@ import { CONVERSION } from './conversion.ts';
 import { INTERVAL, OPERATORS, TIME_SERIES } from './interval.ts';
 import { CONDITIONAL, MATHEMATICAL } from './math.ts';
 import { NET } from './net.ts';
+import { SEARCH } from './search.ts';
 import { STRING } from './string.ts';
 import { DATE, DATETIME, TIME, TIMESTAMP } from './time.ts';
 import { NAVIGATION, NUMBERING } from './window.ts';
@@ -40,6 +41,7 @@ export const DUCKDB_FUNCTIONS: FunctionRenderings = {
   ...NUMBERING,
   ...OPERATORS,
   ...STATISTICAL,
+  ...SEARCH,
   ...STRING,
   ...TIME,
   ...TIME_SERIES,

@@ -11,6 +11,7 @@ import { MAX_STRING_OUTPUT_BYTES, outputTooLarge } from '../../../sql/output-lim
 import { padding, repeat, replace } from '../bounded-functions.ts';
 import { format } from './format.ts';
 import { REGEXP } from './regexp.ts';
+import { containsSubstr } from './search.ts';
 import { fail, literal } from './shared.ts';
 
 const isBytes = (call: CallParts, index = 0) => argType(call, index) === 'BYTES';
@@ -203,6 +204,7 @@ export const STRING: Renderings<typeof STRING_FUNCTIONS> = {
     return wholeList(list, unless(call, bad, 'Invalid codepoint', text));
   },
   concat: PORTABLE_EMITTERS.concat,
+  contains_substr: containsSubstr,
   edit_distance: (call) => {
     const max = call.named.max_distance ?? '9223372036854775807';
     return `sawmill_${isBytes(call) ? 'bytes_' : ''}edit_distance(${arg(call, 0)}, ${arg(call, 1)}, ${bigint(max)})`;
