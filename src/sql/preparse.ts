@@ -12,10 +12,36 @@
  * - A bytes literal (`b'…'`, `B"…"`, `rb'…'`, triple-quoted too) becomes `b'<hex of its bytes>'`:
  *   its escapes stand for bytes (`b'\xff'` is one byte), which the grammar would turn into
  *   characters. The lowering reads every bytes literal as hex (lower.ts).
+ * - `SAFE.name(`: the function's name is quoted (`SAFE.\`name\`(`), since the grammar reads
+ *   SUBSTR, TRIM, EXTRACT, POSITION … after a dot as a name it then cannot call.
  */
 
 export function rewriteBeforeParse(sql: string): string {
-  return rewriteHexIntegers(decodeCodeEscapes(rewriteTypedArrays(sql)));
+  return rewriteSafeCalls(rewriteHexIntegers(decodeCodeEscapes(rewriteTypedArrays(sql))));
+}
+
+/** `SAFE.substr(` as `SAFE.\`substr\`(`; not after a dot (a column path) nor inside strings, quoted names or comments. */
+function rewriteSafeCalls(sql: string): string {
+  if (!/safe\s*\./i.test(sql)) return sql;
+  let out = '';
+  let index = 0;
+  while (index < sql.length) {
+    const skipped = skipOpaque(sql, index);
+    if (skipped > index) {
+      out += sql.slice(index, skipped);
+      index = skipped;
+      continue;
+    }
+    const call = index > 0 && /[\w.`]/.test(sql[index - 1]!) ? null : /^(safe\s*\.\s*)([A-Za-z_]\w*)(?=\s*\()/i.exec(sql.slice(index, index + 200));
+    if (call) {
+      out += `${call[1]}\`${call[2]}\``;
+      index += call[0].length;
+      continue;
+    }
+    out += sql[index];
+    index++;
+  }
+  return out;
 }
 
 /** `0x1F` (an INT64 written in hex, which the grammar lacks) as its decimal value; one past INT64 is left for the parser to refuse. */
