@@ -6,25 +6,28 @@
  * - CONTAINS_SUBSTR: each field as text (BigQuery casts it to STRING), NFKC-normalized and case
  *   folded, contains the search value, so normalized; TRUE if one field does, else NULL if one is
  *   NULL, else FALSE (SQL's OR of the fields).
- * - SEARCH with BigQuery's default LOG_ANALYZER: text is lower-cased (ASCII letters only) and cut
- *   into tokens at its delimiters; the query is cut at whitespace into terms, a term in backticks
- *   is a phrase that must appear as written (between token boundaries), any other term is cut into
- *   tokens too; TRUE when every token and phrase of the query is in the data, in any field. Only
- *   STRING fields (and JSON) are searched. NO_OP_ANALYZER takes each STRING field and the query
- *   whole.
+ * - SEARCH: the query's tokens (and LOG_ANALYZER's backtick phrases) are made at save by the text
+ *   analyzer (src/sql/text-analyzer.ts); TRUE when every one is among the tokens of some field of
+ *   the data, cut by the engine with the same delimiters or pattern. Only STRING fields (and JSON)
+ *   are searched. NO_OP_ANALYZER compares each STRING field with the query, whole.
  */
 
 import type { SqlType } from './catalog.ts';
 import { arg, type CallParts } from './emitters.ts';
 import type * as ir from './ir.ts';
 import { invalidSql } from './parse.ts';
+import { phrasePattern, queryTerms, textAnalyzer } from './text-analyzer.ts';
 
 export interface SearchDialect {
   literal(text: string): string;
   /** A SQL boolean: `text` matches the RE2 `pattern` (a literal pattern). */
   matches(text: string, pattern: string): string;
-  /** Every match of the RE2 `pattern` in `text` replaced. */
-  replaceAll(text: string, pattern: string, replacement: string): string;
+  /** The parts of `text` between matches of the RE2 `pattern` (an array of STRING; empty parts may stay). */
+  splitTokens(text: string, pattern: string): string;
+  /** Every match of the RE2 `pattern` in `text`, left to right, not overlapping (an array of STRING). */
+  extractTokens(text: string, pattern: string): string;
+  /** A SQL boolean: the array `list` has the element `value`. */
+  hasElement(list: string, value: string): string;
   /** A-Z lower-cased, other characters kept (the log analyzer's case folding). */
   lowerAscii(text: string): string;
   /** NFKC normalization and full case folding (CONTAINS_SUBSTR's). */
@@ -122,79 +125,32 @@ export function containsSubstrSql(call: CallParts, dialect: SearchDialect): stri
 
 // ---- SEARCH ---------------------------------------------------------------------------------------
 
-/**
- * The log analyzer's delimiters, as an RE2 alternation that takes the longest first: the
- * characters [ ] < > ( ) { } | ! ; , ' " * & ? + / : = @ . - $ % \ _ and whitespace, and the
- * percent-encoded forms of some (text is lower-cased first, so one case suffices).
- */
-export const LOG_DELIMITERS = `(?:%2526|%2520|%21|%26|%3b|%7c|%20|%2b|%3d|%5d|%5b|%3a|%0a|%2c|%28|%29|[\\[\\]<>(){}|!;,'"*&?+/:=@.$%\\\\_\\s-])`;
-
-/** A STRING's tokens under the log analyzer, in TypeScript (for the query). */
-export function logTokens(text: string): string[] {
-  const lowered = text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
-  return lowered.split(new RegExp(LOG_DELIMITERS, 'u')).filter((token) => token !== '');
-}
-
-type QueryTerm = { kind: 'token'; text: string } | { kind: 'phrase'; text: string };
-
-/**
- * A SEARCH query's terms under the log analyzer: cut at unescaped whitespace; text between
- * backticks is a phrase, taken as written (a backslash in it stays); elsewhere a backslash makes
- * the next character part of the term (`foo\ bar` is one term), and each term is cut into
- * tokens. BigQuery's refusal of a query with nothing to search for.
- */
-export function searchTerms(query: string): QueryTerm[] | { error: string } {
-  const terms: QueryTerm[] = [];
-  let term = '';
-  const endTerm = () => {
-    for (const token of logTokens(term)) terms.push({ kind: 'token', text: token });
-    term = '';
-  };
-  for (let index = 0; index < query.length; index++) {
-    const char = query[index]!;
-    if (char === '\\') {
-      if (index + 1 === query.length) return { error: 'Invalid search query: it ends with an unescaped backslash' };
-      term += query[++index];
-    } else if (char === '`') {
-      const close = query.indexOf('`', index + 1);
-      if (close < 0) return { error: 'Invalid search query: unmatched backtick' };
-      endTerm();
-      const phrase = query.slice(index + 1, close).replace(/[A-Z]/g, (letter) => letter.toLowerCase());
-      if (logTokens(phrase).length > 0) terms.push({ kind: 'phrase', text: phrase });
-      index = close;
-    } else if (/\s/.test(char)) endTerm();
-    else term += char;
-  }
-  endTerm();
-  if (terms.length === 0) return { error: 'SEARCH query has no tokens' };
-  return terms;
-}
-
-const escapeRegex = (text: string) => text.replace(/[\\^$.|?*+()[\]{}]/g, (char) => `\\${char}`);
-
-/** SEARCH(data, query[, json_scope => …][, analyzer => …]). */
+/** SEARCH(data, query[, json_scope => …][, analyzer => …][, analyzer_options => …]). */
 export function searchSql(call: CallParts, dialect: SearchDialect): string {
   const raw = call.raw[1];
   if (raw?.kind !== 'string') throw invalidSql('SEARCH needs its query as a string literal');
-  const analyzer = namedLiteral(call, 'analyzer') ?? 'LOG_ANALYZER';
+  const name = namedLiteral(call, 'analyzer') ?? 'LOG_ANALYZER';
   const scope = jsonScope(call, 'SEARCH');
   const data = dataArgument(call, dialect);
-  if (analyzer === 'NO_OP_ANALYZER') {
+  const across = (test: (text: string) => string) =>
+    coalesced(acrossFields(data, call.types[0], dialect, (value, type, depth) => searchedLeaf(dialect, value, type, depth, scope, test)));
+  if (name === 'NO_OP_ANALYZER') {
     const query = dialect.literal(raw.value);
-    const equal = (text: string) => `(${text} = ${query})`;
-    return coalesced(acrossFields(data, call.types[0], dialect, (value, type, depth) => searchedLeaf(dialect, value, type, depth, scope, equal)));
+    return across((text) => `(${text} = ${query})`);
   }
-  const terms = searchTerms(raw.value);
+  if (name !== 'LOG_ANALYZER' && name !== 'PATTERN_ANALYZER') throw invalidSql(`SEARCH has no analyzer ${name}`);
+  const analyzer = textAnalyzer(name, namedLiteral(call, 'analyzer_options'));
+  if ('error' in analyzer) throw invalidSql(analyzer.error);
+  const terms = queryTerms(analyzer, raw.value);
   if ('error' in terms) throw invalidSql(terms.error);
-  // The data's text with every delimiter (the longest first) made one space, between spaces.
-  const tokenized = (text: string) => `(' ' || ${dialect.replaceAll(dialect.lowerAscii(text), LOG_DELIMITERS, ' ')} || ' ')`;
-  const conditions = terms.map((term) => {
-    const test =
-      term.kind === 'token'
-        ? (text: string) => dialect.contains(tokenized(text), dialect.literal(` ${term.text} `))
-        : (text: string) => dialect.matches(dialect.lowerAscii(text), `(?:^|${LOG_DELIMITERS})${escapeRegex(term.text)}(?:${LOG_DELIMITERS}|$)`);
-    return coalesced(acrossFields(data, call.types[0], dialect, (value, type, depth) => searchedLeaf(dialect, value, type, depth, scope, test)));
-  });
+  const normalize = (text: string) => (analyzer.lower ? dialect.lowerAscii(text) : text);
+  const dataTokens = (text: string) =>
+    analyzer.name === 'LOG_ANALYZER' ? dialect.splitTokens(normalize(text), analyzer.pattern) : dialect.extractTokens(normalize(text), analyzer.pattern);
+  const conditions = terms.map((term) =>
+    across((text) =>
+      term.kind === 'token' ? dialect.hasElement(dataTokens(text), dialect.literal(term.text)) : dialect.matches(normalize(text), phrasePattern(analyzer, term.text)),
+    ),
+  );
   return conditions.length === 1 ? conditions[0]! : `(${conditions.join(' AND ')})`;
 }
 

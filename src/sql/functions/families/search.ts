@@ -1,7 +1,7 @@
 /** BigQuery's search functions (VECTOR_SEARCH is in the vector search family Sawmill leaves out). */
 
 import { scalar, type ArgumentCheck, type Catalog } from '../entry.ts';
-import { searchTerms } from '../../search-sql.ts';
+import { queryTerms, textAnalyzer } from '../../text-analyzer.ts';
 
 const ANALYZERS: ReadonlySet<string> = new Set(['LOG_ANALYZER', 'NO_OP_ANALYZER', 'PATTERN_ANALYZER']);
 const JSON_SCOPES: ReadonlySet<string> = new Set(['JSON_VALUES', 'JSON_KEYS', 'JSON_KEYS_AND_VALUES']);
@@ -14,7 +14,7 @@ export const checkJsonScope: ArgumentCheck = (_args, _types, named) => {
   return undefined;
 };
 
-/** The query must be there, the analyzer one Sawmill runs, and the query's terms readable. */
+/** The query must be there, the analyzer one BigQuery has with options Sawmill runs, and the query's terms readable. */
 const checkSearch: ArgumentCheck = (args, types, named, given) => {
   const scope = checkJsonScope(args, types, named, given);
   if (scope) return scope;
@@ -24,11 +24,14 @@ const checkSearch: ArgumentCheck = (args, types, named, given) => {
   if (analyzer !== undefined && (analyzer.kind !== 'string' || !ANALYZERS.has(analyzer.value))) {
     return { message: "analyzer must be one of 'LOG_ANALYZER', 'NO_OP_ANALYZER' and 'PATTERN_ANALYZER'" };
   }
-  if (analyzer?.kind === 'string' && analyzer.value === 'PATTERN_ANALYZER') return { message: 'SEARCH with PATTERN_ANALYZER is not supported' };
-  if (named.analyzer_options !== undefined) return { message: 'SEARCH with analyzer_options is not supported: Sawmill runs the analyzers with their default options' };
-  if (query?.kind !== 'string') return { message: 'SEARCH needs its search_query as a string literal in Sawmill' };
-  if (analyzer?.kind === 'string' && analyzer.value === 'NO_OP_ANALYZER') return undefined;
-  const terms = searchTerms(query.value);
+  const name = analyzer?.kind === 'string' ? analyzer.value : 'LOG_ANALYZER';
+  const options = named.analyzer_options;
+  if (options !== undefined && options.kind !== 'string') return { message: 'SEARCH needs analyzer_options as a string literal' };
+  if (query?.kind !== 'string') return { message: 'SEARCH needs its search_query as a string literal' };
+  if (name === 'NO_OP_ANALYZER') return options === undefined ? undefined : { message: 'NO_OP_ANALYZER takes no analyzer_options' };
+  const parsed = textAnalyzer(name as 'LOG_ANALYZER' | 'PATTERN_ANALYZER', options?.value);
+  if ('error' in parsed) return { message: parsed.error };
+  const terms = queryTerms(parsed, query.value);
   return 'error' in terms ? { message: terms.error } : undefined;
 };
 

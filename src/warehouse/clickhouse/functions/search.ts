@@ -17,7 +17,10 @@ const unquoted = (token: string) =>
 const CLICKHOUSE_SEARCH: SearchDialect = {
   literal: quoted,
   matches: (text, pattern) => `match(${text}, ${quoted(`(?-s)${pattern}`)})`,
-  replaceAll: (text, pattern, replacement) => `replaceRegexpAll(${text}, ${quoted(pattern)}, ${quoted(replacement)})`,
+  splitTokens: (text, pattern) => `splitByRegexp(${quoted(pattern)}, ${text})`,
+  // extractAll gives a pattern's first capturing group: one around the whole pattern.
+  extractTokens: (text, pattern) => `extractAll(${text}, ${quoted(`(?-s)(${pattern})`)})`,
+  hasElement: (list, value) => `has(${list}, ${value})`,
   // ClickHouse's lower (not lowerUTF8) changes A-Z only.
   lowerAscii: (text) => `lower(${text})`,
   normalizeFold: (text) => `lowerUTF8(upperUTF8(lowerUTF8(normalizeUTF8NFKC(${text}))))`,

@@ -18,7 +18,9 @@ const unquoted = (token: string) =>
 const DUCKDB_SEARCH: SearchDialect = {
   literal,
   matches: (text, pattern) => `regexp_matches(${text}, ${literal(pattern)})`,
-  replaceAll: (text, pattern, replacement) => `regexp_replace(${text}, ${literal(pattern)}, ${literal(replacement)}, 'g')`,
+  splitTokens: (text, pattern) => `regexp_split_to_array(${text}, ${literal(pattern)})`,
+  extractTokens: (text, pattern) => `regexp_extract_all(${text}, ${literal(pattern)})`,
+  hasElement: (list, value) => `list_contains(${list}, ${value})`,
   lowerAscii: (text) => `translate(${text}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')`,
   // ASCII text folds as lower-case; the rest goes to JavaScript (only the rows that need it).
   normalizeFold: (text) => `(CASE WHEN regexp_matches(${text}, '^[\\x00-\\x7f]*$') THEN lower(${text}) ELSE sawmill_normalize_casefold(${text}, 'NFKC') END)`,
