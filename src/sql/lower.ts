@@ -568,7 +568,7 @@ export class Lowering {
         if (type === 'left') {
           // An array that reads nothing of the row is a table like any other, joined on the condition.
           if (namesUsedBy(step.array).heads.length === 0) return { kind: 'join', type, relation: { kind: 'unnest', array: step.array, alias: step.alias, ...(step.anonymous ? { anonymous: true } : {}) }, on };
-          throw invalidSql('LEFT JOIN UNNEST supports only ON TRUE, unless the array reads nothing of the rows it joins', positionOf(join.relation));
+          throw invalidSql('LEFT JOIN UNNEST … ON a condition other than TRUE is not supported when the array reads the rows it joins', positionOf(join.relation));
         }
         step.condition = on;
       }
@@ -609,7 +609,6 @@ export class Lowering {
 
   protected unnestStep(ast: TableFactorVariants['UNNEST'], scope: Scope, keepEmpty: boolean): Extract<ir.FromStep, { kind: 'unnest' }> {
     const { offsetAlias, ...parts } = this.unnestParts(ast, scope);
-    if (keepEmpty && offsetAlias) throw invalidSql('LEFT JOIN UNNEST … WITH OFFSET is not supported');
     return { kind: 'unnest', ...parts, keepEmpty, ...(offsetAlias ? { offsetAlias } : {}) };
   }
 

@@ -72,6 +72,5 @@ const KNOWN_WRONG: Record<string, string> = {
   "zetasql/stat_aggregation/stddev_pop_double_extreme": "values near the FLOAT64 limit: DuckDB's STDDEV/CORR raise out of range where BigQuery computes",
   "zetasql/stat_aggregation/stddev_samp_double_extreme": "values near the FLOAT64 limit: DuckDB's STDDEV/CORR raise out of range where BigQuery computes",
   "zetasql/struct_queries/struct_equality_null_field": "CASE/NULLIF over structs compare field names in DuckDB; BigQuery compares by position",
-  "zetasql/unnest_queries/unnest_6": "LEFT JOIN UNNEST of a correlated array ON a condition other than TRUE is not mapped",
   // known-wrong:end
 };

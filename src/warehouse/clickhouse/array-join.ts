@@ -155,10 +155,16 @@ function addLeaf(owner: ChainNode, path: string[], names: AliasNames): string {
   return expression;
 }
 
+/** An UNNEST's 0-based offsets, NULL for the element LEFT ARRAY JOIN makes up for an empty array (as BigQuery's LEFT JOIN gives). */
+export function offsetsColumn(array: string, step: UnnestStep): string {
+  const offsets = `range(length(${array}))`;
+  return `${step.keepEmpty ? `arrayMap(offset -> toNullable(offset), ${offsets})` : offsets} AS ${quoteIdentifier(step.offsetAlias!)}`;
+}
+
 function prunedClause(node: ChainNode): string {
   const items = [...node.items];
   const step = node.step;
-  if (step.offsetAlias) items.push(`range(length(${node.firstArray!})) AS ${quoteIdentifier(step.offsetAlias)}`);
+  if (step.offsetAlias) items.push(offsetsColumn(node.firstArray!, step));
   return ` ${step.keepEmpty ? 'LEFT ' : ''}ARRAY JOIN ${items.join(', ')}`;
 }
 
@@ -166,7 +172,7 @@ function prunedClause(node: ChainNode): string {
 function wholeChildClause(node: ChainNode, array: string): string {
   const step = node.step;
   const items = [`${array} AS ${quoteIdentifier(step.alias)}`];
-  if (step.offsetAlias) items.push(`range(length(${array})) AS ${quoteIdentifier(step.offsetAlias)}`);
+  if (step.offsetAlias) items.push(offsetsColumn(array, step));
   if (step.keepEmpty) items.push(`arrayEnumerate(${array}) AS ${quoteIdentifier(`__present_${node.alias}`)}`);
   return ` ${step.keepEmpty ? 'LEFT ' : ''}ARRAY JOIN ${items.join(', ')}`;
 }

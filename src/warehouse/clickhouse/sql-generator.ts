@@ -31,7 +31,7 @@ import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
 import { quantilePosition } from '../../sql/quantile-rank.ts';
 import { type ExprOf, type JoinStep, type PlannedFrom, SqlPrinter, isNonZeroNumber, starExpandsUnnestElements, structFieldName, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
-import { planArrayJoins } from './array-join.ts';
+import { offsetsColumn, planArrayJoins } from './array-join.ts';
 import { extractPart, instantOf, TIME_ZONE_MARK } from './functions/calendar.ts';
 import type { TimeLiteral } from '../../sql/time-literals.ts';
 import { CLICKHOUSE_FUNCTIONS, SAFE_FUNCTIONS } from './functions/index.ts';
@@ -209,7 +209,7 @@ class ClickHousePrinter extends SqlPrinter {
     // so are its fields (an array field is []), as in BigQuery. Elements are never arrays (BigQuery has no arrays of arrays).
     const elements = step.keepEmpty ? `arrayMap(element -> toNullable(element), ${array})` : array;
     const columns = [`${elements} AS ${quoteIdentifier(step.alias)}`];
-    if (step.offsetAlias) columns.push(`range(length(${array})) AS ${quoteIdentifier(step.offsetAlias)}`);
+    if (step.offsetAlias) columns.push(offsetsColumn(array, step));
     if (step.keepEmpty) columns.push(`arrayEnumerate(${array}) AS ${presenceColumn(step.alias.toLowerCase())}`);
     return ` ${step.keepEmpty ? 'LEFT ' : ''}ARRAY JOIN ${columns.join(', ')}`;
   }

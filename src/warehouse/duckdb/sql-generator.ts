@@ -210,13 +210,14 @@ class DuckDbPrinter extends SqlPrinter {
     // A step without alias is named too: the analyzer reads its fields through the made-up name.
     const element = `unnest(${source}) AS ${quoteIdentifier(step.alias)}`;
     if (!step.offsetAlias) return element;
-    return `${element}, generate_subscripts(${array}, 1) - 1 AS ${quoteIdentifier(step.offsetAlias)}`;
+    return `${element}, ${offsetsOf(array, step.keepEmpty)} AS ${quoteIdentifier(step.offsetAlias)}`;
   }
 
   private step(step: ir.FromStep): string {
     if (step.kind === 'join') return this.join(step);
-    const array = step.keepEmpty ? keepEmpty(this.expr(step.array)) : this.expr(step.array);
-    const relation = unnestItem(array, step.alias, step.offsetAlias);
+    const list = this.expr(step.array);
+    const array = step.keepEmpty ? keepEmpty(list) : list;
+    const relation = unnestItem(array, step.alias, step.offsetAlias, offsetsOf(list, step.keepEmpty));
     const condition = step.condition ? this.expr(step.condition) : 'TRUE';
     return ` ${step.condition ? 'INNER' : 'CROSS'} JOIN ${relation}${step.condition ? ` ON ${condition}` : ''}`;
   }
@@ -393,10 +394,15 @@ class DuckDbPrinter extends SqlPrinter {
  * UNNEST as a FROM item. The alias names a column, not a table, so `m.field` reads a field of
  * the element as in BigQuery (`unnest(x) AS m` would make `m` a table without that column).
  */
-function unnestItem(array: string, alias: string, offsetAlias: string | undefined): string {
+function unnestItem(array: string, alias: string, offsetAlias: string | undefined, offsets = offsetsOf(array, false)): string {
   const hidden = quoteIdentifier(`_unnest_${alias}`);
   if (!offsetAlias) return `unnest(${array}) AS ${hidden}(${quoteIdentifier(alias)})`;
-  return `(SELECT unnest(${array}) AS ${quoteIdentifier(alias)}, generate_subscripts(${array}, 1) - 1 AS ${quoteIdentifier(offsetAlias)}) AS ${hidden}`;
+  return `(SELECT unnest(${array}) AS ${quoteIdentifier(alias)}, ${offsets} AS ${quoteIdentifier(offsetAlias)}) AS ${hidden}`;
+}
+
+/** A list's 0-based offsets beside its unnested elements; NULL for the element LEFT JOIN UNNEST makes up for an empty or NULL list. */
+function offsetsOf(list: string, keptEmpty: boolean): string {
+  return keptEmpty ? `unnest(${keepEmpty(`range(len(${list}))`)})` : `generate_subscripts(${list}, 1) - 1`;
 }
 
 /**
