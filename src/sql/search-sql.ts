@@ -16,7 +16,7 @@ import type { SqlType } from './catalog.ts';
 import { arg, type CallParts } from './emitters.ts';
 import type * as ir from './ir.ts';
 import { invalidSql } from './parse.ts';
-import { phrasePattern, queryTerms, textAnalyzer } from './text-analyzer.ts';
+import { LOG_DELIMITERS, phrasePattern, queryTerms, textAnalyzer, type TextAnalyzer } from './text-analyzer.ts';
 
 export interface SearchDialect {
   literal(text: string): string;
@@ -28,6 +28,14 @@ export interface SearchDialect {
   extractTokens(text: string, pattern: string): string;
   /** A SQL boolean: the array `list` has the element `value`. */
   hasElement(list: string, value: string): string;
+  /** The array `list` without empty strings and without the (SQL literal) `stopWords`. */
+  keptTokens(list: string, stopWords: readonly string[]): string;
+  /** A SQL boolean: the array is empty. */
+  isEmpty(list: string): string;
+  /** A SQL boolean: `test` (of the lambda variable `element`) holds for every element. */
+  allElements(list: string, element: string, test: string): string;
+  /** `value`, or BigQuery's error `message` where `failing` holds (NULL there under SAFE.). */
+  guard(call: CallParts, failing: string, message: string, value: string): string;
   /** A-Z lower-cased, other characters kept (the log analyzer's case folding). */
   lowerAscii(text: string): string;
   /** NFKC normalization and full case folding (CONTAINS_SUBSTR's). */
@@ -110,8 +118,8 @@ function acrossJson(dialect: SearchDialect, json: string, scope: JsonScope, dept
 /** CONTAINS_SUBSTR(value, search_value[, json_scope => …]). */
 export function containsSubstrSql(call: CallParts, dialect: SearchDialect): string {
   const raw = call.raw[1];
-  if (raw?.kind !== 'string') return 'NULL';
-  const needle = dialect.literal(normalizeFold(raw.value));
+  // A query parameter is normalized when the query runs, as the data is.
+  const needle = raw?.kind === 'string' ? dialect.literal(normalizeFold(raw.value)) : dialect.normalizeFold(arg(call, 1));
   const scope = jsonScope(call, 'CONTAINS_SUBSTR');
   const found = (text: string) => dialect.contains(dialect.normalizeFold(text), needle);
   const result = acrossFields(dataArgument(call, dialect), call.types[0], dialect, (value, type, depth) => {
@@ -128,30 +136,59 @@ export function containsSubstrSql(call: CallParts, dialect: SearchDialect): stri
 /** SEARCH(data, query[, json_scope => …][, analyzer => …][, analyzer_options => …]). */
 export function searchSql(call: CallParts, dialect: SearchDialect): string {
   const raw = call.raw[1];
-  if (raw?.kind !== 'string') throw invalidSql('SEARCH needs its query as a string literal');
   const name = namedLiteral(call, 'analyzer') ?? 'LOG_ANALYZER';
   const scope = jsonScope(call, 'SEARCH');
   const data = dataArgument(call, dialect);
   const across = (test: (text: string) => string) =>
     coalesced(acrossFields(data, call.types[0], dialect, (value, type, depth) => searchedLeaf(dialect, value, type, depth, scope, test)));
   if (name === 'NO_OP_ANALYZER') {
-    const query = dialect.literal(raw.value);
-    return across((text) => `(${text} = ${query})`);
+    const query = raw?.kind === 'string' ? dialect.literal(raw.value) : arg(call, 1);
+    const result = across((text) => `(${text} = ${query})`);
+    return raw?.kind === 'string' ? result : dialect.guard(call, `${query} IS NULL`, NULL_QUERY, result);
   }
   if (name !== 'LOG_ANALYZER' && name !== 'PATTERN_ANALYZER') throw invalidSql(`SEARCH has no analyzer ${name}`);
   const analyzer = textAnalyzer(name, namedLiteral(call, 'analyzer_options'));
   if ('error' in analyzer) throw invalidSql(analyzer.error);
+  const normalize = (text: string) => (analyzer.lower ? dialect.lowerAscii(text) : text);
+  const tokensOf = (text: string) =>
+    analyzer.name === 'LOG_ANALYZER' ? dialect.splitTokens(normalize(text), analyzer.pattern) : dialect.extractTokens(normalize(text), analyzer.pattern);
+  const hasToken = (token: string) => across((text) => dialect.hasElement(tokensOf(text), token));
+  if (raw?.kind !== 'string') return runtimeQuery(call, dialect, analyzer, hasToken);
   const terms = queryTerms(analyzer, raw.value);
   if ('error' in terms) throw invalidSql(terms.error);
-  const normalize = (text: string) => (analyzer.lower ? dialect.lowerAscii(text) : text);
-  const dataTokens = (text: string) =>
-    analyzer.name === 'LOG_ANALYZER' ? dialect.splitTokens(normalize(text), analyzer.pattern) : dialect.extractTokens(normalize(text), analyzer.pattern);
   const conditions = terms.map((term) =>
-    across((text) =>
-      term.kind === 'token' ? dialect.hasElement(dataTokens(text), dialect.literal(term.text)) : dialect.matches(normalize(text), phrasePattern(analyzer, term.text)),
-    ),
+    term.kind === 'token' ? hasToken(dialect.literal(term.text)) : across((text) => dialect.matches(normalize(text), phrasePattern(analyzer, term.text))),
   );
   return conditions.length === 1 ? conditions[0]! : `(${conditions.join(' AND ')})`;
+}
+
+const NULL_QUERY = 'SEARCH search_query cannot be NULL';
+
+/**
+ * A query known only when the query runs (a query parameter): its tokens are cut by the engine
+ * as the data's are, each must be in the data, and BigQuery's refusals become run-time errors. A
+ * backtick phrase (and, with delimiters of one's own, a backslash escape) is not read there: such
+ * a query is an error rather than a different answer.
+ */
+function runtimeQuery(call: CallParts, dialect: SearchDialect, analyzer: TextAnalyzer, hasToken: (token: string) => string): string {
+  const query = arg(call, 1);
+  // NULL is refused below; arrays of a NULL text are no value on ClickHouse.
+  const text = `coalesce(${query}, '')`;
+  const normalized = analyzer.lower ? dialect.lowerAscii(text) : text;
+  // Whitespace separates a query's terms whatever the delimiters.
+  const cut =
+    analyzer.name === 'PATTERN_ANALYZER'
+      ? dialect.extractTokens(normalized, analyzer.pattern)
+      : dialect.splitTokens(normalized, analyzer.pattern === LOG_DELIMITERS ? analyzer.pattern : `(?:${analyzer.pattern}|\\s)`);
+  const tokens = dialect.keptTokens(cut, [...analyzer.stopWords].map((word) => dialect.literal(word)));
+  const token = 'sawmill_query_token';
+  let result = dialect.guard(call, dialect.isEmpty(tokens), 'SEARCH query has no tokens', dialect.allElements(tokens, token, hasToken(token)));
+  if (analyzer.name === 'LOG_ANALYZER') {
+    const ownDelimiters = analyzer.pattern !== LOG_DELIMITERS;
+    const unread = ownDelimiters ? 'a backtick or a backslash in a query parameter, with delimiters of its own,' : 'a backtick in a query parameter';
+    result = dialect.guard(call, dialect.matches(query, ownDelimiters ? '[`\\\\]' : '`'), `SEARCH with ${unread} is not supported`, result);
+  }
+  return dialect.guard(call, `${query} IS NULL`, NULL_QUERY, result);
 }
 
 /** SEARCH looks in STRING fields and JSON; other fields are not searched. */

@@ -14,7 +14,7 @@ import { patternInfo, patternProblem } from './functions/regexp.ts';
  * characters [ ] < > ( ) { } | ! ; , ' " * & ? + / : = @ . - $ % \ _ and whitespace, and the
  * percent-encoded forms of some (text is lower-cased first, so one case suffices).
  */
-const LOG_DELIMITERS = `(?:%2526|%2520|%21|%26|%3b|%7c|%20|%2b|%3d|%5d|%5b|%3a|%0a|%2c|%28|%29|[\\[\\]<>(){}|!;,'"*&?+/:=@.$%\\\\_\\s-])`;
+export const LOG_DELIMITERS = `(?:%2526|%2520|%21|%26|%3b|%7c|%20|%2b|%3d|%5d|%5b|%3a|%0a|%2c|%28|%29|[\\[\\]<>(){}|!;,'"*&?+/:=@.$%\\\\_\\s-])`;
 
 /** PATTERN_ANALYZER's default pattern: words (ASCII word characters) of two characters or more. */
 const DEFAULT_PATTERN = '\\b\\w{2,}\\b';

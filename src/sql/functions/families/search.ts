@@ -14,7 +14,7 @@ export const checkJsonScope: ArgumentCheck = (_args, _types, named) => {
   return undefined;
 };
 
-/** The query must be there, the analyzer one BigQuery has with options Sawmill runs, and the query's terms readable. */
+/** The query must be there (a literal or a parameter), the analyzer one BigQuery has with options Sawmill runs, and a literal query's terms readable. */
 const checkSearch: ArgumentCheck = (args, types, named, given) => {
   const scope = checkJsonScope(args, types, named, given);
   if (scope) return scope;
@@ -27,10 +27,11 @@ const checkSearch: ArgumentCheck = (args, types, named, given) => {
   const name = analyzer?.kind === 'string' ? analyzer.value : 'LOG_ANALYZER';
   const options = named.analyzer_options;
   if (options !== undefined && options.kind !== 'string') return { message: 'SEARCH needs analyzer_options as a string literal' };
-  if (query?.kind !== 'string') return { message: 'SEARCH needs its search_query as a string literal' };
   if (name === 'NO_OP_ANALYZER') return options === undefined ? undefined : { message: 'NO_OP_ANALYZER takes no analyzer_options' };
   const parsed = textAnalyzer(name as 'LOG_ANALYZER' | 'PATTERN_ANALYZER', options?.value);
   if ('error' in parsed) return { message: parsed.error };
+  // A query parameter is read when the query runs.
+  if (query?.kind !== 'string') return undefined;
   const terms = queryTerms(parsed, query.value);
   return 'error' in terms ? { message: terms.error } : undefined;
 };

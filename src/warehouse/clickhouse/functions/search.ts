@@ -5,7 +5,7 @@ import type { SEARCH_FUNCTIONS } from '../../../sql/functions/families/search.ts
 import { containsSubstrSql, searchSql, type SearchDialect } from '../../../sql/search-sql.ts';
 import { quoteIdent } from '../types.ts';
 import { scalarText } from './format.ts';
-import { quoted } from './shared.ts';
+import { guarded, quoted } from './shared.ts';
 
 /** A JSON text's string and other scalar tokens; a key is a string token followed by ':'. */
 const JSON_TOKEN = '"(?:[^"\\\\]|\\\\.)*"\\s*:|"(?:[^"\\\\]|\\\\.)*"|[^\\s"\\[\\]{},:]+';
@@ -21,6 +21,11 @@ const CLICKHOUSE_SEARCH: SearchDialect = {
   // extractAll gives a pattern's first capturing group: one around the whole pattern.
   extractTokens: (text, pattern) => `extractAll(${text}, ${quoted(`(?-s)(${pattern})`)})`,
   hasElement: (list, value) => `has(${list}, ${value})`,
+  keptTokens: (list, stopWords) =>
+    `arrayFilter(sawmill_t -> sawmill_t != ''${stopWords.length > 0 ? ` AND NOT has([${stopWords.join(', ')}], sawmill_t)` : ''}, ${list})`,
+  isEmpty: (list) => `empty(${list})`,
+  allElements: (list, element, test) => `arrayAll(${element} -> ${test}, ${list})`,
+  guard: guarded,
   // ClickHouse's lower (not lowerUTF8) changes A-Z only.
   lowerAscii: (text) => `lower(${text})`,
   normalizeFold: (text) => `lowerUTF8(upperUTF8(lowerUTF8(normalizeUTF8NFKC(${text}))))`,

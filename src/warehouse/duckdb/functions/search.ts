@@ -5,7 +5,7 @@ import type { SEARCH_FUNCTIONS } from '../../../sql/functions/families/search.ts
 import { containsSubstrSql, searchSql, type SearchDialect } from '../../../sql/search-sql.ts';
 import { quoteIdent } from '../types.ts';
 import { scalarText } from './format.ts';
-import { literal } from './shared.ts';
+import { fail, literal } from './shared.ts';
 
 /** A JSON text's string and other scalar tokens; a key is a string token followed by ':'. */
 const JSON_TOKEN = '"(?:[^"\\\\]|\\\\.)*"\\s*:|"(?:[^"\\\\]|\\\\.)*"|[^\\s"\\[\\]{},:]+';
@@ -21,6 +21,11 @@ const DUCKDB_SEARCH: SearchDialect = {
   splitTokens: (text, pattern) => `regexp_split_to_array(${text}, ${literal(pattern)})`,
   extractTokens: (text, pattern) => `regexp_extract_all(${text}, ${literal(pattern)})`,
   hasElement: (list, value) => `list_contains(${list}, ${value})`,
+  keptTokens: (list, stopWords) =>
+    `list_filter(${list}, lambda sawmill_t: sawmill_t <> ''${stopWords.length > 0 ? ` AND NOT list_contains([${stopWords.join(', ')}], sawmill_t)` : ''})`,
+  isEmpty: (list) => `(len(${list}) = 0)`,
+  allElements: (list, element, test) => `(len(list_filter(${list}, lambda ${element}: NOT (${test}))) = 0)`,
+  guard: (call, failing, message, value) => `(CASE WHEN ${failing} THEN ${fail(call, message)} ELSE ${value} END)`,
   lowerAscii: (text) => `translate(${text}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')`,
   // ASCII text folds as lower-case; the rest goes to JavaScript (only the rows that need it).
   normalizeFold: (text) => `(CASE WHEN regexp_matches(${text}, '^[\\x00-\\x7f]*$') THEN lower(${text}) ELSE sawmill_normalize_casefold(${text}, 'NFKC') END)`,
