@@ -16,6 +16,8 @@ export interface PatternInfo {
   nullable: boolean;
   /** The first capturing group may be absent from a match: inside `?`, `*`, `{0,n}` or one branch of `|`. */
   groupOptional: boolean;
+  /** The first capturing group can match the empty string (when it cannot, an empty text means it took no part). */
+  groupNullable: boolean;
   /**
    * The pattern as `prefix (group) suffix` when its first capturing group sits at the top level
    * (not inside an alternation or a repetition): the text before it, the group's own text and
@@ -43,7 +45,7 @@ export function patternProblem(pattern: string): string | undefined {
 export function patternInfo(pattern: string): PatternInfo {
   const parser = new PatternParser(pattern);
   const root = parser.alternation();
-  const info: PatternInfo = { groups: parser.groups, nullable: root.nullable, groupOptional: root.firstGroupOptional ?? false };
+  const info: PatternInfo = { groups: parser.groups, nullable: root.nullable, groupOptional: root.firstGroupOptional ?? false, groupNullable: parser.firstGroupNullable };
   const split = topLevelSplit(pattern, root);
   return split ? { ...info, topLevelGroup: split } : info;
 }
@@ -86,6 +88,7 @@ function topLevelSplit(pattern: string, root: Node): PatternInfo['topLevelGroup'
 class PatternParser {
   private index = 0;
   groups = 0;
+  firstGroupNullable = false;
 
   constructor(private readonly text: string) {}
 
@@ -181,6 +184,7 @@ class PatternParser {
     if (capturing) this.groups++;
     const inner = this.alternation();
     this.index++; // ')'
+    if (first) this.firstGroupNullable = inner.nullable;
     const firstGroupOptional = first ? false : inner.firstGroupOptional;
     return { node: { nullable: inner.nullable, ...(firstGroupOptional !== undefined ? { firstGroupOptional } : {}) }, kind: first ? 'group' : 'other' };
   }

@@ -68,13 +68,16 @@ const extract: Emitter = (call) => {
   const pattern = literalPattern(call, name);
   if (pattern === 'invalid') return 'NULL';
   const value = arg(call, 0);
-  if (pattern.info.groups > 0 && pattern.info.groupOptional) throw refuse(name, 'with a capturing group that may take no part in a match (BigQuery gives NULL, ClickHouse \'\')');
-  if (call.args.length === 2) return `if(match(${value}, ${pattern.sql}), regexpExtract(${value}, ${pattern.sql}, ${pattern.info.groups}), NULL)`;
+  // ClickHouse gives '' for a group that took no part in the match, BigQuery NULL: told apart when the group cannot match ''.
+  const optional = pattern.info.groups > 0 && pattern.info.groupOptional;
+  if (optional && pattern.info.groupNullable) throw refuse(name, 'with a capturing group that may take no part in a match or match the empty string (BigQuery gives NULL or \'\', ClickHouse \'\')');
+  const taken = (found: string) => (optional ? `nullIf(${found}, '')` : found);
+  if (call.args.length === 2) return `if(match(${value}, ${pattern.sql}), ${taken(`regexpExtract(${value}, ${pattern.sql}, ${pattern.info.groups})`)}, NULL)`;
   if (pattern.info.nullable) throw refuse(name, 'with a position or occurrence and a pattern that matches the empty string');
   const [position, occurrence] = [int(arg(call, 2)), int(optionalArg(call, 3) ?? '1')];
   const matches = allMatches(rest(call, value, position), pattern);
   const past = `${position} > ${lengthOf(call, value)} AND NOT (${value} = '' AND ${position} = 1)`;
-  return positionChecks(call, position, occurrence, `if(${past} OR length(${matches}) < ${occurrence}, NULL, ${matches}[${occurrence}])`);
+  return positionChecks(call, position, occurrence, `if(${past} OR length(${matches}) < ${occurrence}, NULL, ${taken(`${matches}[${occurrence}]`)})`);
 };
 
 /**
