@@ -266,7 +266,11 @@ class Analyzer {
   }
 
   private renamedQualifier(qualifier: string, scope: Scope): string {
-    return scope.variables.find((variable) => variable.key === qualifier.toLowerCase())?.printed ?? qualifier;
+    for (let at: Scope | undefined = scope; at; at = at.parent) {
+      const found = at.variables.find((variable) => variable.key === qualifier.toLowerCase());
+      if (found) return found.printed;
+    }
+    return qualifier;
   }
 
   /**
@@ -322,9 +326,14 @@ class Analyzer {
       const base = item.expr;
       return { columns: type.fields.map((field) => ({ ...field, expr: base.kind === 'ref' ? { kind: 'ref', path: [...base.path, field.name] } : { kind: 'field', base, name: field.name } })), explicit: true };
     }
-    const variables = item.qualifier === undefined ? scope.variables : scope.variables.filter((variable) => variable.printed === item.qualifier);
+    let variables = item.qualifier === undefined ? scope.variables : scope.variables.filter((variable) => variable.printed === item.qualifier);
     const columns: Array<Column & { expr: ir.Expr }> = [];
     let explicit = false;
+    // `outer.*` in a subquery (SELECT AS STRUCT t.* …): the outer row's columns, written out as correlated refs.
+    for (let outer = scope.parent; variables.length === 0 && item.qualifier !== undefined && outer; outer = outer.parent) {
+      variables = outer.variables.filter((variable) => variable.printed === item.qualifier);
+      explicit = variables.length > 0;
+    }
     for (const variable of variables) {
       const read = (name: string): ir.Expr => ({ kind: 'ref', path: variable.printed && (!variable.anonymous || variable.qualifiedFields) ? [variable.printed, name] : [name] });
       if (variable.table) {
