@@ -481,6 +481,17 @@ class ClickHousePrinter extends SqlPrinter {
     return `arrayElement(${list}, if(${position} BETWEEN 1 AND length(${list}), ${position}, throwIf(length(${list}) >= 0, 'Array index is out of bounds (${name})')))`;
   }
 
+  /**
+   * A frame that ends before it starts (ROWS BETWEEN 2 FOLLOWING AND 1 FOLLOWING) is empty for
+   * every row in BigQuery; ClickHouse refuses it. It becomes a frame past any partition's end
+   * (ClickHouse takes offsets below 2^31), empty as well.
+   */
+  protected override over(over: ir.WindowSpec | undefined, wholePartition = false): string {
+    if (!over?.frame || wholePartition || !endsBeforeStart(over.frame)) return super.over(over, wholePartition);
+    const beyond: ir.FrameBound = { kind: 'following', offset: { kind: 'number', text: String(2 ** 31 - 2) } };
+    return super.over({ ...over, frame: { units: 'rows', start: beyond, end: beyond } });
+  }
+
   protected override callWindow(expr: ExprOf<'call'>): string {
     // lagInFrame/leadInFrame respect the frame; BigQuery's LAG/LEAD see the whole partition.
     return this.over(expr.over, expr.fn === 'lag' || expr.fn === 'lead');
@@ -557,6 +568,25 @@ function markJson(value: string, type: SqlType, depth = 0): string {
   const names = type.fields.map((field, index) => `${quoteString(`${quoteIdentifier(field.name)} `)}, toTypeName(${fields[index]})`);
   return `CAST(tuple(${fields.map((field) => `identity(${field})`).join(', ')}), concat('Tuple(', ${names.join(", ', ', ")}, ')'))`;
 }
+
+/** Whether a frame's bounds, written as numbers, end before they start. */
+function endsBeforeStart(frame: NonNullable<ir.WindowSpec['frame']>): boolean {
+  const position = (bound: ir.FrameBound | undefined): number | undefined => {
+    switch (bound?.kind) {
+      case 'current_row':
+        return 0;
+      case 'preceding':
+        return bound.offset.kind === 'number' ? -Number(bound.offset.text) : undefined;
+      case 'following':
+        return bound.offset.kind === 'number' ? Number(bound.offset.text) : undefined;
+      default:
+        return undefined;
+    }
+  };
+  const [start, end] = [position(frame.start), position(frame.end)];
+  return start !== undefined && end !== undefined && start > end;
+}
+
 /** quantileGK's accuracy: a rank error of at most count / 10,000. */
 const GK_ACCURACY = 10_000;
 /** The types quantileGK takes (BOOL comes back as a number). */
