@@ -464,21 +464,23 @@ class ClickHousePrinter extends SqlPrinter {
 
   /**
    * OFFSET is 0-based, ORDINAL 1-based, and both raise an error out of range; the SAFE_ forms
-   * return NULL. ClickHouse arrays are 1-based, give the element type's default out of range and
-   * count negative indexes from the end, so every form is guarded. `if` is short-circuited, so
-   * throwIf runs only for a bad index; its condition reads the array, because a throwIf with
-   * constant arguments is evaluated once for the block, whatever the `if` says.
+   * return NULL, and a NULL index gives NULL in every form. ClickHouse arrays are 1-based, give the
+   * element type's default out of range (arrayElementOrNull gives NULL) and count negative indexes
+   * from the end, so every form is guarded. `if` is short-circuited, so throwIf runs only for a bad
+   * index; its condition reads the array, because a throwIf with constant arguments is evaluated
+   * once for the block, whatever the `if` says.
    */
   protected override subscript(expr: ExprOf<'subscript'>): string {
     const list = this.expr(expr.base);
     const index = `toInt64(${this.expr(expr.index)})`;
     const zeroBased = expr.mode === 'offset' || expr.mode === 'safe_offset';
     const position = zeroBased ? `(${index} + 1)` : index;
+    const inRange = `${position} BETWEEN 1 AND length(${list})`;
     if (expr.mode === 'safe_offset' || expr.mode === 'safe_ordinal') {
-      return `arrayElement(${list}, if(${position} BETWEEN 1 AND length(${list}), ${position}, 0))`;
+      return `arrayElementOrNull(${list}, if(${inRange}, ${position}, 0))`;
     }
     const name = zeroBased ? 'OFFSET' : 'ORDINAL';
-    return `arrayElement(${list}, if(${position} BETWEEN 1 AND length(${list}), ${position}, throwIf(length(${list}) >= 0, 'Array index is out of bounds (${name})')))`;
+    return `arrayElement(${list}, if(isNull(${position}) OR ${inRange}, ${position}, throwIf(length(${list}) >= 0, 'Array index is out of bounds (${name})')))`;
   }
 
   /**
