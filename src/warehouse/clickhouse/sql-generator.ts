@@ -63,16 +63,31 @@ interface SelectScope {
 const isAlwaysTrue = (on: ir.Expr | undefined) => !on || (on.kind === 'bool' && on.value);
 const isTextLiteral = (expr: ir.Expr) => expr.kind === 'param' || expr.kind === 'string';
 
-/** `(SELECT … FROM UNNEST(arr) AS x [WHERE c])`, printed for array functions. */
+/** `(SELECT … FROM UNNEST(arr) AS x [WITH OFFSET AS o] [WHERE c])`, printed for array functions. */
 interface UnnestOnly {
-  array: string;
-  alias: string;
-  /** `alias -> condition` applied to the array, or the array itself. */
-  filtered: string;
+  /** The lambda's parameters: the element's alias, and the offset's when there is one. */
+  names: string[];
+  /** The arrays the lambda reads, in the parameters' order (elements, then their offsets). */
+  arrays: string[];
+  /** The same arrays, kept only where WHERE holds. */
+  filtered: string[];
   select: ir.Select;
 }
 
+/**
+ * `fn((x, o) -> body, arrays…)` once per array, that array first: arrayFilter and arraySort return
+ * their first array, so each array of a shape is filtered or sorted as the lambda says in turn.
+ */
+function eachFirst(fn: string, names: string[], arrays: string[], body: string): string[] {
+  const rotate = <T>(items: T[], index: number) => [...items.slice(index), ...items.slice(0, index)];
+  return arrays.map((_, index) => `${fn}((${rotate(names, index).join(', ')}) -> ${body}, ${rotate(arrays, index).join(', ')})`);
+}
+
 const containsAggregate = (expr: ir.Expr) => namesUsedBy(expr).pinned;
+
+/** Whether an expression reads an unqualified name other than `except`. */
+const readsBareNames = (exprs: ir.Expr[], except: string | undefined) =>
+  exprs.some((expr) => namesUsedBy(expr).heads.some(({ head, qualified }) => !qualified && head !== except));
 
 const ARRAY_REDUCERS: Partial<Record<FunctionName, string>> = {
   sum: 'sum',
@@ -254,20 +269,30 @@ class ClickHousePrinter extends SqlPrinter {
   // ---- subqueries over an UNNEST ---------------------------------------------------------------
 
   /**
-   * `(SELECT … FROM UNNEST(arr) AS x [WHERE c])` with nothing else: usually correlated with the
-   * outer row (ClickHouse cannot correlate a FROM), so it is computed with array functions.
+   * `(SELECT … FROM UNNEST(arr) AS x [WITH OFFSET AS o] [WHERE c])` with nothing else: usually
+   * correlated with the outer row (ClickHouse cannot correlate a FROM), so it is computed with
+   * array functions, whose lambdas take the element and its offset. `ordered`: the caller prints
+   * the query's ORDER BY, LIMIT and OFFSET itself.
    */
-  private unnestOnly(query: ir.Query): UnnestOnly | undefined {
-    if (query.ctes.length > 0 || query.orderBy.length > 0 || query.limit || query.offset || query.body.kind !== 'select') return undefined;
+  private unnestOnly(query: ir.Query, ordered = false): UnnestOnly | undefined {
+    if (query.ctes.length > 0 || query.body.kind !== 'select') return undefined;
+    if (!ordered && (query.orderBy.length > 0 || query.limit || query.offset)) return undefined;
     const select = query.body.select;
     const base = select.from?.base;
-    // An UNNEST without alias reads its fields as bare columns, which a lambda over the elements would not have.
-    if (!base || base.kind !== 'unnest' || base.offsetAlias || base.anonymous || select.from!.steps.length > 0) return undefined;
+    if (!base || base.kind !== 'unnest' || select.from!.steps.length > 0) return undefined;
     if (select.distinct || select.groupBy.length > 0 || select.having || select.qualify || select.items.length !== 1) return undefined;
+    // An UNNEST of structs without alias reads their fields as bare names, which a lambda over the elements would not have.
+    if (base.anonymous && !base.valueColumn && readsBareNames([...select.items.flatMap(itemExpressions), ...(select.where ? [select.where] : []), ...query.orderBy.map((key) => key.expr)], base.offsetAlias)) return undefined;
     const array = this.expr(base.array);
-    const alias = quoteIdentifier(base.alias);
-    const filtered = select.where ? `arrayFilter(${alias} -> ${this.expr(select.where)}, ${array})` : array;
-    return { array, alias, filtered, select };
+    const names = [base.alias, ...(base.offsetAlias ? [base.offsetAlias] : [])].map(quoteIdentifier);
+    const arrays = [array, ...(base.offsetAlias ? [`range(length(${array}))`] : [])];
+    const filtered = select.where ? eachFirst('arrayFilter', names, arrays, this.expr(select.where)) : arrays;
+    return { names, arrays, filtered, select };
+  }
+
+  /** `fn((x[, o]) -> body, arrays…)` over the shape's (filtered) arrays. */
+  private overElements(fn: string, shape: UnnestOnly, body: string, arrays = shape.filtered): string {
+    return `${fn}((${shape.names.join(', ')}) -> ${body}, ${arrays.join(', ')})`;
   }
 
   protected override scalarSubquery(query: ir.Query): string {
@@ -276,13 +301,15 @@ class ClickHousePrinter extends SqlPrinter {
     if (shape && item?.kind === 'expr' && item.expr.kind === 'call' && !item.expr.over && !item.expr.distinct) {
       const call = item.expr;
       if (call.fn === 'count') {
-        if (call.star || call.args.length === 0) return `toInt64(length(${shape.filtered}))`;
-        return `toInt64(arrayCount(${shape.alias} -> isNotNull(${this.expr(call.args[0]!)}), ${shape.filtered}))`;
+        if (call.star || call.args.length === 0) return `toInt64(length(${shape.filtered[0]}))`;
+        return `toInt64(${this.overElements('arrayCount', shape, `isNotNull(${this.expr(call.args[0]!)})`)})`;
       }
-      if (call.fn === 'countif') return `toInt64(arrayCount(${shape.alias} -> ${this.expr(call.args[0]!)}, ${shape.filtered}))`;
+      if (call.fn === 'countif') return `toInt64(${this.overElements('arrayCount', shape, this.expr(call.args[0]!))})`;
       const reducer = ARRAY_REDUCERS[call.fn];
       if (reducer && call.args.length === 1) {
-        return `arrayReduce('${reducer}OrNull', arrayMap(${shape.alias} -> ${this.expr(call.args[0]!)}, ${shape.filtered}))`;
+        const reduced = `arrayReduce('${reducer}OrNull', ${this.overElements('arrayMap', shape, this.expr(call.args[0]!))})`;
+        // min/max of conditions are numbers (UInt8): LOGICAL_AND/OR answer a BOOL.
+        return call.fn === 'logical_and' || call.fn === 'logical_or' ? `CAST(${reduced} AS Nullable(Bool))` : reduced;
       }
     }
     // ClickHouse decorrelates a correlated subquery into a join, where a row with nothing to count gets NULL; BigQuery counts 0.
@@ -290,19 +317,41 @@ class ClickHousePrinter extends SqlPrinter {
     return super.scalarSubquery(query);
   }
 
+  /**
+   * ARRAY(SELECT … FROM UNNEST(arr) AS x … [ORDER BY …] [LIMIT n [OFFSET m]]): the elements are
+   * sorted by arraySort (each key's NULLs placed by a flag before it), when every key goes the same
+   * way (arrayReverseSort for descending ones), then mapped and sliced.
+   */
   protected override arraySubquery(query: ir.Query): string {
-    const shape = this.unnestOnly(query);
+    const shape = this.unnestOnly(query, true);
     const item = shape?.select.items[0];
-    if (shape && item?.kind === 'expr' && !containsAggregate(item.expr)) {
-      return `arrayMap(${shape.alias} -> ${this.expr(item.expr)}, ${shape.filtered})`;
+    const sorted = shape && item?.kind === 'expr' ? this.sortedElements(shape, item.expr, query.orderBy) : undefined;
+    if (shape && sorted && item?.kind === 'expr' && !containsAggregate(item.expr)) {
+      const values = this.overElements('arrayMap', shape, this.expr(item.expr), sorted);
+      if (!query.limit && !query.offset) return values;
+      const start = query.offset ? `toInt64(${this.expr(query.offset)}) + 1` : '1';
+      return `arraySlice(${values}, ${start}${query.limit ? `, toInt64(${this.expr(query.limit)})` : ''})`;
     }
     return `(SELECT groupArray(*) FROM (${this.query(query)}))`;
+  }
+
+  /** The shape's arrays in ORDER BY's order, or undefined when its keys go different ways. */
+  private sortedElements(shape: UnnestOnly, item: ir.Expr, orderBy: ir.OrderItem[]): string[] | undefined {
+    if (orderBy.length === 0) return shape.filtered;
+    const descending = orderBy[0]!.descending;
+    if (orderBy.some((key) => key.descending !== descending)) return undefined;
+    const keys = orderBy.map((key) => {
+      const value = this.expr(key.expr.kind === 'position' ? item : key.expr);
+      // Ascending, a false flag comes first; arrayReverseSort puts a true one first.
+      return `${key.nullsFirst === descending ? 'isNull' : 'isNotNull'}(${value}), ${value}`;
+    });
+    return eachFirst(descending ? 'arrayReverseSort' : 'arraySort', shape.names, shape.filtered, `(${keys.join(', ')})`);
   }
 
   protected override exists(query: ir.Query, negated: boolean): string {
     const shape = this.unnestOnly(query);
     if (!shape) return super.exists(query, negated);
-    const test = `arrayExists(${shape.alias} -> ${shape.select.where ? this.expr(shape.select.where) : '1'}, ${shape.array})`;
+    const test = this.overElements('arrayExists', shape, shape.select.where ? this.expr(shape.select.where) : '1', shape.arrays);
     return negated ? `(NOT ${test})` : `(${test})`;
   }
 
@@ -467,8 +516,9 @@ class ClickHousePrinter extends SqlPrinter {
    * return NULL, and a NULL index gives NULL in every form. ClickHouse arrays are 1-based, give the
    * element type's default out of range (arrayElementOrNull gives NULL) and count negative indexes
    * from the end, so every form is guarded. `if` is short-circuited, so throwIf runs only for a bad
-   * index; its condition reads the array, because a throwIf with constant arguments is evaluated
-   * once for the block, whatever the `if` says.
+   * index; its condition is the index's check again, because a throwIf whose arguments do not read
+   * both the array and the index is evaluated once for the block (or, in a lambda, for the outer
+   * row), whatever the `if` says.
    */
   protected override subscript(expr: ExprOf<'subscript'>): string {
     const list = this.expr(expr.base);
@@ -480,7 +530,8 @@ class ClickHousePrinter extends SqlPrinter {
       return `arrayElementOrNull(${list}, if(${inRange}, ${position}, 0))`;
     }
     const name = zeroBased ? 'OFFSET' : 'ORDINAL';
-    return `arrayElement(${list}, if(isNull(${position}) OR ${inRange}, ${position}, throwIf(length(${list}) >= 0, 'Array index is out of bounds (${name})')))`;
+    const valid = `isNull(${position}) OR ${inRange}`;
+    return `arrayElement(${list}, if(${valid}, ${position}, throwIf(NOT (${valid}), 'Array index is out of bounds (${name})')))`;
   }
 
   /**
