@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -43,7 +43,9 @@ describe('the Send logs snippets, run as shown', { skip: chromiumMissing() }, ()
     const created = await server.request('POST', '/api/sources', { body: { name: 'shop.web' } });
     assert.equal(created.status, 201);
     token = created.body.token;
-    // Inside the repository, so the pino snippet's imports resolve to its node_modules.
+    // Inside the repository, so the pino snippet's imports resolve to its node_modules. A fresh
+    // clone has no test-artifacts until some test makes it: this file may run first, or alone.
+    await mkdir(join(ROOT, 'test-artifacts'), { recursive: true });
     workDir = await mkdtemp(join(ROOT, 'test-artifacts', 'snippets-'));
     browser = await launchChromium();
     page = await browser.newPage();
