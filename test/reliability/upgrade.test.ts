@@ -12,7 +12,7 @@ import pg from 'pg';
 import { freePort, spawnServer, startToExit, stopServer } from '../support/process.ts';
 import { postgresUnavailable, skipUnlessAvailable, startPostgres } from '../support/postgres.ts';
 import { sample } from '../support/samples.ts';
-import { PRIVATE_KEY, startTestServer } from '../support/server.ts';
+import { PRIVATE_KEY, startTestServer, type TestServer } from '../support/server.ts';
 import { DuckDbWarehouse } from '../../src/warehouse/duckdb/adapter.ts';
 import { schemaForRows } from '../../src/warehouse/schema.ts';
 
@@ -224,15 +224,18 @@ const postgresSkip = skipUnlessAvailable(postgresUnavailable());
 test('a shared PostgreSQL catalog provisioned before gets logs.all and usage.api-counts sandboxable, once', { skip: postgresSkip }, async () => {
   const database = await startPostgres();
   const client = new pg.Client({ connectionString: database.url });
+  // Stopped in finally too: a server left running after a failed assertion kept the test process from ending.
+  let server: TestServer | undefined;
   try {
-    let server = await startTestServer({ catalogUrl: database.url });
+    server = await startTestServer({ catalogUrl: database.url });
     await server.stop({ removeData: true });
+    server = undefined;
     // As an older Sawmill left the deployment: both not sandboxable, and no flag for this upgrade.
     await client.connect();
     await client.query(`UPDATE sawmill_endpoints SET record = jsonb_set(record, '{sandboxable}', 'false') WHERE name IN ('logs.all', 'usage.api-counts')`);
     await client.query(`DELETE FROM sawmill_flags WHERE name = 'supabase-endpoints-sandboxable'`);
     const sandboxable = async () => {
-      const endpoints = (await server.request('GET', '/api/endpoints')).body as Array<{ name: string; sandboxable: boolean }>;
+      const endpoints = (await server!.request('GET', '/api/endpoints')).body as Array<{ name: string; sandboxable: boolean }>;
       return ['logs.all', 'usage.api-counts', 'functions.invocation-stats'].map((name) => endpoints.find((endpoint) => endpoint.name === name)?.sandboxable);
     };
     server = await startTestServer({ catalogUrl: database.url });
@@ -241,10 +244,11 @@ test('a shared PostgreSQL catalog provisioned before gets logs.all and usage.api
     const token = ((await server.request('GET', '/api/endpoints')).body as Array<{ name: string; token: string }>).find((endpoint) => endpoint.name === 'logs.all')!.token;
     assert.equal((await server.request('PATCH', `/api/endpoints/${token}`, { body: { sandboxable: false } })).status, 204);
     await server.stop({ removeData: true });
+    server = undefined;
     server = await startTestServer({ catalogUrl: database.url });
     assert.deepEqual(await sandboxable(), [false, true, false]);
-    await server.stop({ removeData: true });
   } finally {
+    await server?.stop({ removeData: true }).catch(() => undefined);
     await client.end().catch(() => undefined);
     await database.stop();
   }
