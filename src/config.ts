@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { LOG_FORMATS, type LogFormat } from './http/log-format.ts';
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat } from './http/log-format.ts';
 import { DEFAULT_MAX_EVENTS_PER_FOLD } from './pipeline/writer.ts';
 
 export interface Config {
@@ -76,10 +76,13 @@ function warehouseKind(env: Env): Config['warehouse'] {
 
 type Env = Record<string, string | undefined>;
 
-function logFormat(env: Env): LogFormat {
+/** The log's settings alone, read first: so that what else is wrong with the settings is said in the log's format. */
+export function logSettings(env: Env): Pick<Config, 'logLevel' | 'logFormat'> {
   const format = env.SAWMILL_LOG_FORMAT || 'json';
   if (!(LOG_FORMATS as readonly string[]).includes(format)) throw new Error(`SAWMILL_LOG_FORMAT must be ${LOG_FORMATS.join(' or ')}, got "${format}"`);
-  return format as LogFormat;
+  const level = env.SAWMILL_LOG_LEVEL || 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new Error(`SAWMILL_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
+  return { logLevel: level, logFormat: format as LogFormat };
 }
 
 function integer(env: Env, name: string, fallback: number): number {
@@ -146,8 +149,7 @@ export function loadConfig(env: Env = process.env): Config {
     ...timeouts(env),
     memoryLimit: env.SAWMILL_MEMORY_LIMIT || '2GB',
     duckdbThreads: env.SAWMILL_DUCKDB_THREADS ? positive(env, 'SAWMILL_DUCKDB_THREADS', 1) : undefined,
-    logLevel: env.SAWMILL_LOG_LEVEL || 'info',
-    logFormat: logFormat(env),
+    ...logSettings(env),
     warehouse: warehouseKind(env),
     clickhouse: {
       url: env.SAWMILL_CLICKHOUSE_URL || 'http://127.0.0.1:8123',

@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { DEFAULT_OWNER_ID, KeyRing } from './catalog/access.ts';
 import { FileCatalog } from './catalog/file-catalog.ts';
 import { PostgresCatalog } from './catalog/postgres-catalog.ts';
 import type { Config } from './config.ts';
 import { EndpointService } from './endpoints/service.ts';
 import { keysInForce } from './keys-in-force.ts';
+import { createLogger, type Logger } from './log.ts';
 import { requestLimits } from './ingest/request-limits.ts';
 import { SawmillMetrics } from './monitoring.ts';
 import { buildApp } from './http/app.ts';
@@ -18,7 +19,7 @@ import { ReadAfterWrite } from './pipeline/read-after-write.ts';
 import { EventWriter } from './pipeline/writer.ts';
 import { provisionAddedEndpoints, provisionSupabase, sandboxProvisionedEndpoints, updateProvisionedQueries } from './provision/supabase.ts';
 import { assertPortFree, prepareDataDir } from './startup.ts';
-import { DATA_FORMAT, openDataDir } from './data-format.ts';
+import { DATA_FORMAT, openDataDir, SAWMILL_VERSION } from './data-format.ts';
 import type { CheckpointReport } from './warehouse/duckdb/adapter.ts';
 import { checkpointLogLine, openDuckDb } from './warehouse/duckdb/open.ts';
 import { libuvThreadpoolSize, queryConnections } from './warehouse/duckdb/reader-pool.ts';
@@ -35,46 +36,44 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-function logQueriesUpdated(updated: { changed: string[]; kept: string[] }, where: string): void {
-  for (const name of updated.changed) console.log(`${where}: built-in endpoint ${name} has its new query`);
-  for (const name of updated.kept) console.log(`${where}: built-in endpoint ${name} was changed after it was provisioned and keeps its query; this version's is described in CHANGELOG.md`);
+function logQueriesUpdated(log: Logger, updated: { changed: string[]; kept: string[] }, where: string): void {
+  for (const name of updated.changed) log.info(`${where}: built-in endpoint ${name} has its new query`);
+  for (const name of updated.kept) log.warn(`${where}: built-in endpoint ${name} was changed after it was provisioned and keeps its query; this version's is described in CHANGELOG.md`);
 }
 
-function logSandboxed(sandboxed: { changed: string[]; kept: string[] }, where: string): void {
-  for (const name of sandboxed.changed) console.log(`${where}: built-in endpoint ${name} made sandboxable (Studio's Logs Explorer sends its own SQL to it)`);
+function logSandboxed(log: Logger, sandboxed: { changed: string[]; kept: string[] }, where: string): void {
+  for (const name of sandboxed.changed) log.info(`${where}: built-in endpoint ${name} made sandboxable (Studio's Logs Explorer sends its own SQL to it)`);
   for (const name of sandboxed.kept) {
-    console.log(`${where}: built-in endpoint ${name} was changed after it was provisioned and is left not sandboxable; Studio's Logs Explorer needs it sandboxable (docs/supabase.md)`);
+    log.warn(`${where}: built-in endpoint ${name} was changed after it was provisioned and is left not sandboxable; Studio's Logs Explorer needs it sandboxable (docs/supabase.md)`);
   }
 }
 
-export async function startServer(config: Config): Promise<RunningServer> {
+/** Starts the service; everything it says goes to `log` (by default one made from the config). */
+export async function startServer(config: Config, log: Logger = createLogger({ level: config.logLevel, format: config.logFormat })): Promise<RunningServer> {
   await assertPortFree(config.host, config.port);
   await prepareDataDir(config.dataDir);
-  const foundFormat = await openDataDir(config.dataDir, (message) => console.log(message));
+  const foundFormat = await openDataDir(config.dataDir, (message) => log.info(message));
   const firstStart = !existsSync(join(config.dataDir, 'catalog.json'));
 
   // Several instances share a PostgreSQL catalog and a ClickHouse warehouse (docs/scale-out.md).
   const catalog = config.catalogUrl
-    ? await PostgresCatalog.open({ url: config.catalogUrl, onError: (error) => console.error('catalog:', error) })
+    ? await PostgresCatalog.open({ url: config.catalogUrl, onError: (error) => log.error({ err: error }, 'shared catalog (PostgreSQL) failed') })
     : await FileCatalog.open(config.dataDir);
   // The journal's prepared file is room a full disk gives back before anything else starts.
   const journalDir = join(config.dataDir, 'journal');
   await SpareSegment.discardLeftover(journalDir);
-  // The warehouse reports through the app's log once there is one (it is made below).
-  let log: FastifyBaseLogger | undefined;
   const onCheckpoint = (report: CheckpointReport) => {
     const { level, message } = checkpointLogLine(report);
-    if (log) log[level](message);
-    else if (config.logLevel !== 'silent') console.error(message);
+    log[level](message);
   };
   const { warehouse: storage, dialect }: { warehouse: Warehouse; dialect: SqlDialect } =
-    config.warehouse === 'clickhouse' ? await openClickHouse(config) : await openDuckDb(config, { onCheckpoint });
+    config.warehouse === 'clickhouse' ? await openClickHouse(config) : await openDuckDb(config, { log, onCheckpoint });
   let ready = false;
   // Where the warehouse can record how far a journal has been folded in (DuckDB), requests are
   // acknowledged from the journal; elsewhere (ClickHouse) from the warehouse commit.
   const opened = storage.committedPosition
     ? await Journal.open(journalDir, await storage.committedPosition(), {
-        onDamage: (damage) => console.error(`journal ${damage.file} was damaged at byte ${damage.offset}; cut there, original kept as ${damage.savedAs}`),
+        onDamage: (damage) => log.warn(`journal ${damage.file} was damaged at byte ${damage.offset}; cut there, original kept as ${damage.savedAs}`),
       })
     : undefined;
   let writer: EventWriter | undefined;
@@ -102,7 +101,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   });
   const metrics = new SawmillMetrics({ writer, endpoints, storage, dataDir: config.dataDir, maxQueuedEvents: config.maxQueuedEvents });
   const inForce = await keysInForce(config);
-  for (const line of inForce.sources) console.log(line);
+  for (const line of inForce.sources) log.info(line);
   const keys = new KeyRing(catalog, { privateKeyHash: inForce.privateKeyHash, ingestKeyHash: inForce.ingestKeyHash });
   // Queries the warehouse runs at once: DuckDB's readers (as many as the threadpool leaves), or as configured.
   const querySlots = config.warehouse === 'duckdb' ? queryConnections(config.queryConcurrency, libuvThreadpoolSize()) : config.queryConcurrency;
@@ -116,13 +115,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
     problems: () => [...writer.problems(), ...(storage.problem?.() ? [storage.problem()!] : [])],
   };
   const app: FastifyInstance = await buildApp(services, {
-    logLevel: config.logLevel,
-    logFormat: config.logFormat,
+    log,
     headersTimeoutMs: config.headersTimeoutMs,
     requestTimeoutMs: config.requestTimeoutMs,
     maxHeaderBytes: config.maxHeaderBytes,
   });
-  log = app.log;
 
   // A crash between creating a source and its storage leaves the catalog ahead: catch up.
   for (const source of catalog.listSources()) await warehouse.createSource(source.token);
@@ -130,27 +127,28 @@ export async function startServer(config: Config): Promise<RunningServer> {
     writer.recover(opened.unfolded);
     await writer.flush();
     // On a full disk the service starts anyway: queries answer, and the folds are tried again.
-    for (const problem of writer.problems()) console.error(`starting degraded: ${problem}`);
+    for (const problem of writer.problems()) log.error(`starting degraded: ${problem}`);
   }
   const provision = () => provisionSupabase(DEFAULT_OWNER_ID, catalog, warehouse, endpoints, { retentionDays: config.defaultRetentionDays });
   if (catalog instanceof PostgresCatalog) {
     // One instance provisions a new deployment; an endpoint changed elsewhere drops its cache here.
     await catalog.once('supabase-provisioned', provision);
     // A shared catalog has no data-dir format: each upgrade step runs once per deployment.
-    await catalog.once('supabase-endpoints-sandboxable', async () => logSandboxed(await sandboxProvisionedEndpoints(DEFAULT_OWNER_ID, catalog, endpoints, 0), 'shared catalog'));
+    await catalog.once('supabase-endpoints-sandboxable', async () => logSandboxed(log, await sandboxProvisionedEndpoints(DEFAULT_OWNER_ID, catalog, endpoints, 0), 'shared catalog'));
     await catalog.once('supabase-combined-stats-resources', async () =>
-      logQueriesUpdated(await updateProvisionedQueries(DEFAULT_OWNER_ID, catalog, warehouse, endpoints, 3), 'shared catalog'),
+      logQueriesUpdated(log, await updateProvisionedQueries(DEFAULT_OWNER_ID, catalog, warehouse, endpoints, 3), 'shared catalog'),
     );
     catalog.onChange((kind, id) => kind === 'endpoint' && endpoints.invalidate(id));
   } else if (firstStart) await provision();
   else if (foundFormat < DATA_FORMAT.format) {
     // Sources widen first: an endpoint added below may read the new fields.
-    logQueriesUpdated(await updateProvisionedQueries(DEFAULT_OWNER_ID, catalog, warehouse, endpoints, foundFormat), `data dir ${config.dataDir}`);
-    for (const name of await provisionAddedEndpoints(DEFAULT_OWNER_ID, catalog, endpoints, foundFormat)) console.log(`data dir ${config.dataDir}: built-in endpoint ${name} added`);
-    logSandboxed(await sandboxProvisionedEndpoints(DEFAULT_OWNER_ID, catalog, endpoints, foundFormat), `data dir ${config.dataDir}`);
+    logQueriesUpdated(log, await updateProvisionedQueries(DEFAULT_OWNER_ID, catalog, warehouse, endpoints, foundFormat), `data dir ${config.dataDir}`);
+    for (const name of await provisionAddedEndpoints(DEFAULT_OWNER_ID, catalog, endpoints, foundFormat)) log.info(`data dir ${config.dataDir}: built-in endpoint ${name} added`);
+    logSandboxed(log, await sandboxProvisionedEndpoints(DEFAULT_OWNER_ID, catalog, endpoints, foundFormat), `data dir ${config.dataDir}`);
   }
 
-  await app.listen({ port: config.port, host: config.host });
+  // Fastify's own line ("Server listening at …", one per address) is the one that says so, in our words.
+  await app.listen({ port: config.port, host: config.host, listenTextResolver: (address) => `Sawmill ${SAWMILL_VERSION} listening on ${address}` });
   ready = true;
   // Promoting what saved endpoints read backfills stored events (seconds per million): not worth
   // holding the start for. Queries are correct meanwhile, only not yet faster.

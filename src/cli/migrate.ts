@@ -126,7 +126,7 @@ export async function migrateCommand({ values, out, err }: Pick<CommandContext, 
     const catalog = await FileCatalog.open(dataDir);
     const sources = chosenSources(catalog, (values.source as string[] | undefined) ?? []);
     // Fails while a Sawmill runs on the data dir: DuckDB lets one process have the file.
-    duckdb = (await openDuckDb(config)).warehouse;
+    duckdb = (await openDuckDb(config, { log: { warn: err } })).warehouse;
     const unfolded = await unfoldedEvents(dataDir, duckdb);
     clickhouse = (await openClickHouse(config)).warehouse;
     const { database } = config.clickhouse;

@@ -1,5 +1,5 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify';
-import { prettyDestination, type LogFormat } from './log-format.ts';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger } from '../log.ts';
 import { registerErrorHandling } from './errors.ts';
 import { logEachRequest, loggedUrl } from './request-log.ts';
 import { releaseYoungGenerationWhenIdle } from './idle-memory.ts';
@@ -18,9 +18,8 @@ import tailRoutes from './routes/tail.ts';
 import type { Services } from './services.ts';
 
 export interface HttpOptions {
-  logLevel: string;
-  /** `json` (default) or `pretty` (log-format.ts). */
-  logFormat?: LogFormat;
+  /** The service's log (src/log.ts): Fastify writes its lines there too. */
+  log: Logger;
   /** Whole-request deadline, so a slow client cannot hold a connection forever. */
   requestTimeoutMs?: number;
   /** Deadline for a request's headers, so a client trickling them (slowloris) cannot either. */
@@ -43,14 +42,8 @@ export async function buildApp(services: Services, options: HttpOptions): Promis
       // which would let a slow client overstay a 10 s deadline threefold.
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(headersTimeout / 4))),
     },
-    logger: {
-      level: options.logLevel,
-      serializers: {
-        // Keys travel in headers, in ?api_key= and in some paths: log none of them.
-        req: (request) => ({ method: request.method, url: loggedUrl(request, isKey), remoteAddress: request.ip }),
-      },
-      ...(options.logFormat === 'pretty' ? { stream: prettyDestination() } : {}),
-    },
+    // Keys travel in headers, in ?api_key= and in some paths: log none of them.
+    loggerInstance: options.log.child({}, { serializers: { req: (request: FastifyRequest) => ({ method: request.method, url: loggedUrl(request, isKey), remoteAddress: request.ip }) } }) as FastifyBaseLogger,
     // Fastify logs two lines a request (incoming, completed): one is enough, written below.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: services.limits.maxBodyBytes,

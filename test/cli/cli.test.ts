@@ -304,7 +304,7 @@ test('sawmill serve runs the service; other commands find its generated key in t
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
-    env: { PATH: process.env.PATH, SAWMILL_LOG_LEVEL: 'warn' },
+    env: { PATH: process.env.PATH, SAWMILL_LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

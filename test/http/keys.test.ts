@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { freePort, spawnServer, stopServer, type ServerProcess } from '../support/process.ts';
+import { freePort, logMessages, spawnServer, stopServer, type ServerProcess } from '../support/process.ts';
 
 const FIRST = 'first-configured-private-key-0123456789';
 const SECOND = 'second-configured-private-key-0123456789';
@@ -31,8 +31,9 @@ const status = async (server: ServerProcess, key: string, method = 'GET', path =
     })
   ).status;
 
+/** What a start with `env` logged at info, a message a line. */
 async function withServer(env: Record<string, string>, check: (server: ServerProcess) => Promise<void>): Promise<string> {
-  const server = await spawnServer(env, await freePort());
+  const server = await spawnServer({ SAWMILL_LOG_LEVEL: 'info', ...env }, await freePort());
   try {
     await check(server);
   } finally {
@@ -40,7 +41,7 @@ async function withServer(env: Record<string, string>, check: (server: ServerPro
   }
   const output = server.output();
   for (const key of [FIRST, SECOND, INGEST]) assert.ok(!output.includes(key), 'never prints a key');
-  return output;
+  return logMessages(output).join('\n');
 }
 
 test('an empty or unset variable keeps the key it set in force; a new value replaces it; the log names the source', async () => {

@@ -3,11 +3,12 @@
  * unsupported Node, and (SAWMILL_LOG_FORMAT) the form of its lines.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { SAWMILL_VERSION } from '../../src/data-format.ts';
+import { DATA_FORMAT, MARKER_FILE, SAWMILL_VERSION } from '../../src/data-format.ts';
 import { SUPPORTED_NODE, satisfies, unsupportedNodeMessage } from '../../src/node-support.ts';
 import { freePort, spawnServer, startToExit, stopServer } from '../support/process.ts';
 
@@ -101,4 +102,77 @@ describe('the log', () => {
     assert.equal(run.code, 1);
     assert.equal(run.stderr.trimEnd(), 'sawmill: could not start: SAWMILL_LOG_FORMAT must be json or pretty, got "text"');
   });
+});
+
+/** A line of the `pretty` format, or the indented stack below an error's line. */
+const PRETTY_LINE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z (TRACE|DEBUG|INFO |WARN |ERROR|FATAL) \S/;
+
+function assertFormat(format: 'json' | 'pretty', lines: string[]): void {
+  let afterError = false;
+  for (const line of lines) {
+    if (format === 'json') {
+      const entry = JSON.parse(line) as { level: unknown; time: unknown; msg: unknown };
+      assert.ok(typeof entry.level === 'number' && typeof entry.time === 'number' && typeof entry.msg === 'string', line);
+    } else if (!(afterError && line.startsWith('  at '))) {
+      assert.match(line, PRETTY_LINE);
+      afterError = / error=/.test(line);
+    }
+  }
+}
+
+describe('every line a start writes is in SAWMILL_LOG_FORMAT', () => {
+  for (const format of ['json', 'pretty'] as const) {
+    test(`${format}: a generated key, a small pool, Logflare settings, a repaired write-ahead log and journal, an upgrade, a start that fails`, async () => {
+      const dataDir = join(root, `start-${format}`);
+      const env = {
+        SAWMILL_DATA_DIR: dataDir,
+        SAWMILL_LOG_FORMAT: format,
+        SAWMILL_LOG_LEVEL: 'info',
+        UV_THREADPOOL_SIZE: '4', // room for one DuckDB query: the start warns
+        DB_HOSTNAME: 'db', // a Logflare setting with no meaning here
+      };
+      // First start: no key set, so one is generated. Events folded into DuckDB's write-ahead log, then killed.
+      const first = await spawnServer(env, await freePort());
+      const key = (await readFile(join(dataDir, 'private-key'), 'utf8')).trim();
+      const headers = { 'x-api-key': key, 'content-type': 'application/json' };
+      const source = (await (await fetch(`${first.url}/api/sources`, { method: 'POST', headers, body: '{"name":"start.log"}' })).json()) as { token: string };
+      const stored = await fetch(`${first.url}/logs?source=${source.token}&wait=visible`, { method: 'POST', headers, body: '[{"message":"one"},{"message":"two"}]' });
+      assert.equal(stored.status, 200);
+      assert.equal(await stopServer(first, 'SIGKILL'), null);
+
+      // What the next start repairs and upgrades: a WAL entry whose checksum does not match, a
+      // damaged journal file older than the newest, a data dir marked one format older.
+      const wal = join(dataDir, 'sawmill.duckdb.wal');
+      assert.ok(existsSync(wal), 'the killed server left a write-ahead log');
+      await appendFile(wal, Buffer.concat([Buffer.from([16, 0, 0, 0, 0, 0, 0, 0]), Buffer.alloc(8, 0xab), Buffer.alloc(16, 0x11)]));
+      await writeFile(join(dataDir, 'journal', '0000000000000000.journal'), Buffer.alloc(64, 0x5a));
+      const marker = join(dataDir, MARKER_FILE);
+      await writeFile(marker, `${JSON.stringify({ ...JSON.parse(await readFile(marker, 'utf8')), format: DATA_FORMAT.format - 1 })}\n`);
+
+      const second = await spawnServer(env, await freePort());
+      // A third start on the port the second holds fails, saying why.
+      const failed = await startToExit({ ...env, SAWMILL_DATA_DIR: join(root, `start-${format}-failed`), PORT: new URL(second.url).port });
+      assert.equal(failed.code, 1);
+      assert.equal(await stopServer(second), 0);
+
+      const lines = [first.output(), second.output(), failed.stdout, failed.stderr].flatMap((output) => output.split('\n')).filter(Boolean);
+      assertFormat(format, lines);
+      const text = lines.join('\n');
+      for (const said of [
+        /generated a private key, stored in /,
+        /UV_THREADPOOL_SIZE=4 leaves room for 1 concurrent DuckDB query/,
+        /Logflare settings with no meaning here, ignored: DB_HOSTNAME/,
+        /write-ahead log .*sawmill\.duckdb\.wal had a damaged tail/,
+        /journal .*0000000000000000\.journal was damaged at byte 0; cut there, original kept as /,
+        new RegExp(`data dir ${dataDir}: migrated from format ${DATA_FORMAT.format - 1} to ${DATA_FORMAT.format}`),
+        new RegExp(`(FATAL |"level":60,).*port ${new URL(second.url).port} on 127\\.0\\.0\\.1 is already in use by another process`),
+        /Sawmill stopped/,
+      ]) {
+        assert.match(text, said);
+      }
+      // One line says where it listens, ours; Fastify's own ("Server listening at") is not written.
+      assert.equal(lines.filter((line) => /listening/i.test(line)).length, 2, text);
+      assert.equal(lines.filter((line) => new RegExp(`Sawmill ${SAWMILL_VERSION.replaceAll('.', '\\.')} listening on http://127\\.0\\.0\\.1:\\d+`).test(line)).length, 2, text);
+    });
+  }
 });

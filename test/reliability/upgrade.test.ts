@@ -9,7 +9,7 @@ import { Journal } from '../../src/pipeline/journal.ts';
 import { planRows } from '../../src/warehouse/schema.ts';
 import { stageFittingRows } from '../../src/warehouse/staged-rows.ts';
 import pg from 'pg';
-import { freePort, spawnServer, startToExit, stopServer } from '../support/process.ts';
+import { fatalMessage, freePort, spawnServer, startToExit, stopServer } from '../support/process.ts';
 import { postgresUnavailable, skipUnlessAvailable, startPostgres } from '../support/postgres.ts';
 import { sample } from '../support/samples.ts';
 import { PRIVATE_KEY, startTestServer, type TestServer } from '../support/server.ts';
@@ -119,26 +119,26 @@ test('records a journal 1 Sawmill left unfolded are folded, and the dir is marke
   }
 });
 
-test('a data dir from a newer Sawmill is refused in one line, and left as it was', async () => {
+test('a data dir from a newer Sawmill is refused in one log line, and left as it was', async () => {
   const dataDir = await copyOf('newer');
   const newer = `${JSON.stringify({ format: DATA_FORMAT.format + 1, journal: DATA_FORMAT.journal, catalog: DATA_FORMAT.catalog, written_by: '9.0.0' })}\n`;
   await writeFile(join(dataDir, MARKER_FILE), newer);
   const run = await startToExit({ PORT: String(await freePort()), SAWMILL_DATA_DIR: dataDir, SAWMILL_API_KEY: PRIVATE_KEY });
   assert.equal(run.code, 1);
   assert.equal(
-    run.stderr,
-    `sawmill: data dir ${dataDir} was written by Sawmill 9.0.0 (format ${DATA_FORMAT.format + 1}); this Sawmill ${SAWMILL_VERSION} reads format ${DATA_FORMAT.format}, journal ${DATA_FORMAT.journal}, catalog ${DATA_FORMAT.catalog} and older: run that version or newer, or restore a backup taken before the upgrade\n`,
+    fatalMessage(run),
+    `data dir ${dataDir} was written by Sawmill 9.0.0 (format ${DATA_FORMAT.format + 1}); this Sawmill ${SAWMILL_VERSION} reads format ${DATA_FORMAT.format}, journal ${DATA_FORMAT.journal}, catalog ${DATA_FORMAT.catalog} and older: run that version or newer, or restore a backup taken before the upgrade`,
   );
   assert.equal(await readFile(join(dataDir, MARKER_FILE), 'utf8'), newer);
 });
 
-test('a catalog of a version this Sawmill does not know is refused in one line', async () => {
+test('a catalog of a version this Sawmill does not know is refused in one log line', async () => {
   const dataDir = await copyOf('catalog');
   const path = join(dataDir, 'catalog.json');
   await writeFile(path, JSON.stringify({ ...JSON.parse(await readFile(path, 'utf8')), version: 2 }));
   const run = await startToExit({ PORT: String(await freePort()), SAWMILL_DATA_DIR: dataDir, SAWMILL_API_KEY: PRIVATE_KEY });
   assert.equal(run.code, 1);
-  assert.equal(run.stderr, `sawmill: ${path} has version 2; this Sawmill reads version 1: run the Sawmill that wrote it, or restore a backup\n`);
+  assert.equal(fatalMessage(run), `${path} has version 2; this Sawmill reads version 1: run the Sawmill that wrote it, or restore a backup`);
   assert.ok(existsSync(join(dataDir, 'sawmill.duckdb')));
 });
 

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
@@ -88,4 +89,24 @@ export async function startToExit(env: Record<string, string>, options: { uid?: 
   const [code] = await once(child, 'exit');
   clearTimeout(timer);
   return { code: code as number | null, stdout, stderr };
+}
+
+/** The messages of the JSON lines in a service's output (its log's default format), in order. */
+export function logMessages(output: string): string[] {
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => (JSON.parse(line) as { msg: string }).msg);
+}
+
+/** What a start that failed said: the message of its one `fatal` log line; nothing else goes to stderr. */
+export function fatalMessage(run: { stdout: string; stderr: string }): string {
+  assert.equal(run.stderr, '', 'nothing outside the log');
+  const fatal = run.stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { level: number; msg: string })
+    .filter((entry) => entry.level === 60);
+  assert.equal(fatal.length, 1, `one fatal line, got:\n${run.stdout}`);
+  return fatal[0]!.msg;
 }

@@ -6,13 +6,18 @@ import { type CheckpointReport, type DuckDbHooks, DuckDbWarehouse } from './adap
 import { libuvThreadpoolSize, queryConnections, RESERVED_THREADS } from './reader-pool.ts';
 import { promotingDialect } from './rewrite.ts';
 
+export interface OpenHooks extends Pick<DuckDbHooks, 'onCheckpoint'> {
+  /** Where what opening it found is said: the service's log, or the CLI's standard error. */
+  log: { warn(message: string): void };
+}
+
 /** The embedded warehouse in the data dir, and its SQL printer. */
-export async function openDuckDb(config: Config, hooks: Pick<DuckDbHooks, 'onCheckpoint'> = {}): Promise<{ warehouse: DuckDbWarehouse; dialect: SqlDialect }> {
+export async function openDuckDb(config: Config, { log, ...hooks }: OpenHooks): Promise<{ warehouse: DuckDbWarehouse; dialect: SqlDialect }> {
   const stagingDir = join(config.dataDir, 'staging');
   const threadpool = libuvThreadpoolSize();
   const readConnections = queryConnections(config.queryConcurrency, threadpool);
-  if (readConnections < config.queryConcurrency && config.logLevel !== 'silent') {
-    console.error(
+  if (readConnections < config.queryConcurrency) {
+    log.warn(
       `UV_THREADPOOL_SIZE=${threadpool} leaves room for ${readConnections} concurrent DuckDB ${readConnections === 1 ? 'query' : 'queries'} (SAWMILL_QUERY_CONCURRENCY=${config.queryConcurrency}); ` +
         `start Node with UV_THREADPOOL_SIZE=${config.queryConcurrency + RESERVED_THREADS} or more, as npm start, sawmill serve and the image do`,
     );
@@ -31,7 +36,7 @@ export async function openDuckDb(config: Config, hooks: Pick<DuckDbHooks, 'onChe
     {
       ...hooks,
       onWalRepaired: (repair) =>
-        console.error(
+        log.warn(
           `write-ahead log ${repair.wal} had a damaged tail (${repair.reason}); cut from ${repair.sizeBefore} to ${repair.sizeAfter} bytes, original kept as ${repair.savedAs}`,
         ),
     },
