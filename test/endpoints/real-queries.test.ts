@@ -118,7 +118,10 @@ const runs = corpus.queries.flatMap((query) => [
   ...(query.via !== 'sandbox' ? [{ query, way: 'endpoint' as const }] : []),
 ]);
 
-test(`the ${corpus.queries.length} real queries (${runs.length} runs) answer as BigQuery would`, { skip }, async () => {
+const warehouse = process.env.SAWMILL_TEST_WAREHOUSE === 'clickhouse' ? 'ClickHouse' : 'DuckDB';
+const counted = skip ? '' : ` (${corpus.queries.length} queries, ${runs.length} runs)`;
+
+test(`the real queries${counted} answer as BigQuery would, on ${warehouse}`, { skip }, async () => {
   const unexpected: string[] = [];
   const tally = new Map<string, { passed: number; total: number }>();
   for (const { query, way } of runs) {
