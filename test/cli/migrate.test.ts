@@ -152,4 +152,14 @@ describe('sawmill migrate-to-clickhouse refuses', () => {
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /^sawmill: no source "no\.such" in this data dir/);
   });
+
+  test('a ClickHouse that does not answer, in one line: not the ClickHouse client\'s own log of the request', async () => {
+    const dataDir = join(root, 'stopped');
+    assert.equal(await stopServer(await spawnServer({ SAWMILL_DATA_DIR: dataDir, SAWMILL_API_KEY: KEY }, await freePort())), 0);
+    const port = await freePort();
+    const run = await runCli(['migrate-to-clickhouse', '--data-dir', dataDir], { SAWMILL_CLICKHOUSE_URL: `http://127.0.0.1:${port}` });
+    assert.equal(run.code, 1);
+    assert.equal(run.stderr.trimEnd(), `sawmill: migration stopped: connect ECONNREFUSED 127.0.0.1:${port}`);
+    assert.equal(run.stdout, '');
+  });
 });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createClient, ClickHouseError, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
+import { createClient, ClickHouseError, ClickHouseLogLevel, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 import { AppError } from '../../errors.ts';
 import { conform, fieldName, mergeFields, sameType } from '../schema.ts';
 import type { LogRow, QueryOptions, RecordFields, ResultRow, Warehouse } from '../types.ts';
@@ -389,6 +389,10 @@ async function connect(options: ClickHouseOptions): Promise<ClickHouseClient> {
     ...(options.password ? { password: options.password } : {}),
     database: options.database,
     request_timeout: 300_000,
+    // The client's own log is plain text outside Sawmill's log format: a warning about this timeout
+    // at every start, and each failed request dumped with its settings. Every error it would log
+    // reaches Sawmill as a rejection, which says it once, in its own log or in the CLI's one line.
+    log: { level: ClickHouseLogLevel.OFF },
   });
 }
 
