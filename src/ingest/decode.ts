@@ -77,7 +77,7 @@ export async function decodeBody(body: Buffer, headers: BodyHeaders, limitBytes:
 function formPayload(text: string): string {
   const payload = new URLSearchParams(text).get('payload');
   if (payload === null) {
-    throw new AppError(415, 'unsupported_media_type', 'a application/x-www-form-urlencoded body must carry its JSON in a "payload" field');
+    throw new AppError(415, 'unsupported_media_type', 'an application/x-www-form-urlencoded body must carry its JSON in a "payload" field');
   }
   return payload;
 }
