@@ -49,6 +49,8 @@ import { jsonText, JsonSyntaxError, parseJson } from './json/value.ts';
 import { invalidSql, syntaxNotes } from './parse.ts';
 import { quantifiedLike } from './quantified-like.ts';
 import { orderRecursiveWith } from './recursive-ctes.ts';
+import { cubeSets, MAX_CUBE_ITEMS, rollupSets } from './grouping-sets.ts';
+import { Pipeline, type PipeLowering } from './pipe.ts';
 import type { SyntaxNotes } from './syntax-notes.ts';
 
 export interface LowerOptions {
@@ -149,9 +151,6 @@ const JOIN_TYPES: Partial<Record<string, 'inner' | 'left' | 'right' | 'full' | '
   FullOuter: 'full',
 };
 
-/** CUBE of n items is 2^n grouping sets. */
-const MAX_CUBE_ITEMS = 10;
-
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
 
 /** An argument where a date part may be: `HOUR`, or `WEEK(MONDAY)`. */
@@ -193,7 +192,6 @@ export class Lowering {
     this.refuseIfPresent(ast.settings, 'SETTINGS');
     this.refuseIfPresent(ast.format_clause, 'FORMAT');
     if (ast.locks.length > 0) throw invalidSql('locking clauses are not supported');
-    if (ast.pipe_operators.length > 0) throw invalidSql('pipe syntax (|>) is not supported');
 
     const scope: Scope = { ctes: new Set(outer.ctes), rangeVariables: outer.rangeVariables, ...(outer.expressionSubquery ? { expressionSubquery: true } : {}) };
     const ctes = this.withClause(ast, scope);
@@ -201,7 +199,23 @@ export class Lowering {
     const selectItems = body.kind === 'select' ? body.select.items : [];
     const orderBy = this.orderBy(ast, scope, body, selectItems);
     const { limit, offset } = this.limitClause(ast, scope);
-    return { ctes, body, orderBy, ...(limit ? { limit } : {}), ...(offset ? { offset } : {}) };
+    const query: ir.Query = { ctes, body, orderBy, ...(limit ? { limit } : {}), ...(offset ? { offset } : {}) };
+    if (ast.pipe_operators.length === 0) return query;
+    return new Pipeline(query, scope, this.pipeLowering(), body.kind === 'select' ? this.scopeOfSelect(ast, scope) : undefined).apply(ast.pipe_operators);
+  }
+
+  /** What pipe.ts lowers with. */
+  private pipeLowering(): PipeLowering<Scope> {
+    return {
+      notes: this.notes,
+      expr: (ast, scope) => this.expr(ast, scope),
+      selectItems: (ast, scope) => this.selectItems(ast, scope),
+      orderItem: (ast, scope, items) => this.orderItem(ast, scope, items),
+      joinStep: (ast, scope) => this.joinStep(ast, scope),
+      query: (ast, scope) => this.query(ast, scope),
+      pivot: (input, ast, scope) => this.pivotOver(input, ast as Omit<TableFactorVariants['Pivot'], 'table'>, scope, scope),
+      unpivot: (input, ast, scope) => this.unpivotOver(input, ast as Omit<TableFactorVariants['Unpivot'], 'table'>, scope),
+    };
   }
 
   ctesOf(ast: AstQuery, scope: Scope): ir.Cte[] {
@@ -395,12 +409,10 @@ export class Lowering {
     };
     // An item of ROLLUP or CUBE: one key, or `(a, b)` taken together.
     const itemSet = (item: AstExpr[]): number[] => item.flatMap((expr) => ('Tuple' in expr ? expr.Tuple.map(key) : [key(expr)]));
-    const rollup = (list: number[][]): number[][] => list.map((_, index) => list.slice(0, list.length - index).flat()).concat([[]]);
+    const rollup = rollupSets;
     const cube = (list: number[][]): number[][] => {
       if (list.length > MAX_CUBE_ITEMS) throw invalidSql(`CUBE takes at most ${MAX_CUBE_ITEMS} items`, positionOf(expressions));
-      const sets: number[][] = [];
-      for (let mask = (1 << list.length) - 1; mask >= 0; mask--) sets.push(list.filter((_, index) => mask & (1 << index)).flat());
-      return sets;
+      return cubeSets(list);
     };
     const generated = (expr: AstExpr): number[][] => {
       const spec = expr as unknown as { Rollup?: AstExpr[][]; Cube?: AstExpr[][]; GroupingSets?: AstExpr[][] };
@@ -675,7 +687,11 @@ export class Lowering {
    */
   protected pivot(ast: TableFactorVariants['Pivot'], scope: Scope): ir.Relation {
     const inner: Scope = { ctes: scope.ctes, rangeVariables: new Set(scope.rangeVariables) };
-    const input = this.relation(ast.table, inner);
+    return this.pivotOver(this.relation(ast.table, inner), ast, inner, scope);
+  }
+
+  /** PIVOT of an input already lowered (`inner`: the scope that sees its alias). */
+  pivotOver(input: ir.Relation, ast: Omit<TableFactorVariants['Pivot'], 'table'>, inner: Scope, scope: Scope): ir.Relation {
     this.refuseIfPresent(ast.default_on_null, 'PIVOT … DEFAULT ON NULL');
     if (!('List' in ast.value_source)) throw invalidSql('PIVOT … IN takes a list of values', positionOf(ast));
     const [column, ...more] = ast.value_column;
@@ -690,7 +706,11 @@ export class Lowering {
 
   /** UNPIVOT: column names only (BigQuery allows no expressions there); a row value alias is a string. */
   protected unpivot(ast: TableFactorVariants['Unpivot'], scope: Scope): ir.Relation {
-    const input = this.relation(ast.table, { ctes: scope.ctes, rangeVariables: new Set(scope.rangeVariables) });
+    return this.unpivotOver(this.relation(ast.table, { ctes: scope.ctes, rangeVariables: new Set(scope.rangeVariables) }), ast, scope);
+  }
+
+  /** UNPIVOT of an input already lowered. */
+  unpivotOver(input: ir.Relation, ast: Omit<TableFactorVariants['Unpivot'], 'table'>, scope: Scope): ir.Relation {
     const names = (expr: AstExpr): string[] => {
       const list = 'Tuple' in expr ? (expr.Tuple as AstExpr[]) : [expr];
       return list.map((item) => {

@@ -5,7 +5,7 @@ import { BigQueryDialect, Parser, ParserError, init } from '@guanmingchiu/sqlpar
 import { AppError } from '../errors.ts';
 import type { AstQuery, AstStatement, Position } from './ast.ts';
 import { rewriteBeforeParse } from './preparse.ts';
-import { rewriteWithNotes, type SyntaxNotes } from './syntax-notes.ts';
+import { restorePositions, rewriteWithNotes, writtenColumn, type SyntaxNotes } from './syntax-notes.ts';
 
 // The WebAssembly module must be loaded before the first parse; doing it at import keeps
 // `translate` synchronous for callers.
@@ -44,7 +44,16 @@ export function syntaxNotes(ast: AstQuery): SyntaxNotes | undefined {
 /** Parse exactly one BigQuery query statement; anything else is refused with the reason. */
 export function parseQuery(sql: string): AstQuery {
   const { sql: rewritten, notes } = rewriteWithNotes(rewriteBeforeParse(sql));
-  const ast = parseOneQuery(rewritten, bigQueryParser);
+  let ast: AstQuery;
+  try {
+    ast = parseOneQuery(rewritten, bigQueryParser);
+  } catch (error) {
+    const { line, column } = (error instanceof AppError ? error.details : undefined) ?? {};
+    if (typeof line !== 'number' || typeof column !== 'number' || notes.insertions.length === 0) throw error;
+    const message = (error as AppError).message.replace(/ \(line \d+, column \d+\)$/, '');
+    throw invalidSql(message, { line, column: writtenColumn({ line, column }, notes) });
+  }
+  restorePositions(ast, notes);
   notesOfQuery.set(ast, notes);
   return ast;
 }
@@ -80,6 +89,9 @@ function parserErrorToInvalidSql(error: ParserError): AppError {
   if (unknownStatement) {
     return invalidSql(`only SELECT queries are allowed, found ${unknownStatement[1]?.toUpperCase()}`, position);
   }
+  // The grammar's list of the pipe operators it reads, then one it does not (WITH, ASSERT, LOG…).
+  const pipeOperator = /^Expected: one of SELECT or EXTEND or SET .*, found: (\S+)/.exec(message);
+  if (pipeOperator) return invalidSql(`the pipe operator ${pipeOperator[1]?.toUpperCase()} is not supported`, position);
   return invalidSql(`SQL syntax error: ${message}`, position);
 }
 

@@ -150,8 +150,9 @@ class ClickHousePrinter extends SqlPrinter {
     // ORDER BY names the SELECT's UNNEST aliases too, so a SELECT prints its query's tail itself.
     if (query.body.kind === 'select') return [this.select(query.body.select, query)];
     const tail = this.tail(query);
-    // ClickHouse applies ORDER BY / LIMIT after a UNION to its last SELECT only: wrap the set.
-    if (query.body.kind === 'setop' && tail.length > 0) return [`SELECT * FROM (${this.setExpr(query.body)})`, ...tail];
+    // ClickHouse applies ORDER BY / LIMIT after a UNION to its last SELECT only, and reads none
+    // after a parenthesized query: wrap it.
+    if ((query.body.kind === 'setop' || query.body.kind === 'nested') && tail.length > 0) return [`SELECT * FROM (${this.setExpr(query.body)})`, ...tail];
     return [this.setExpr(query.body), ...tail];
   }
 
