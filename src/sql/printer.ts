@@ -401,7 +401,7 @@ export abstract class SqlPrinter {
     return `ARRAY(${this.query(query)})`;
   }
 
-  private caseExpr(expr: ExprOf<'case'>): string {
+  protected caseExpr(expr: ExprOf<'case'>): string {
     const operand = expr.operand ? ` ${this.expr(expr.operand)}` : '';
     const whens = expr.whens.map((when) => ` WHEN ${this.expr(when.when)} THEN ${this.expr(when.then)}`).join('');
     const otherwise = expr.else ? ` ELSE ${this.expr(expr.else)}` : '';

@@ -472,6 +472,17 @@ class ClickHousePrinter extends SqlPrinter {
   }
 
   /**
+   * `CASE x WHEN v …` compares with `=`, so a NULL x or v matches nothing; ClickHouse's simple CASE
+   * (caseWithExpression) matches NULL with NULL. Each WHEN becomes the comparison (ClickHouse
+   * computes the repeated operand once).
+   */
+  protected override caseExpr(expr: ExprOf<'case'>): string {
+    const { operand, ...searched } = expr;
+    if (!operand) return super.caseExpr(expr);
+    return super.caseExpr({ ...searched, whens: expr.whens.map(({ when, then }) => ({ when: { kind: 'binary', op: '=', left: operand, right: when }, then })) });
+  }
+
+  /**
    * CAST fails on a bad value, SAFE_CAST gives NULL. ClickHouse turns a failed cast of a Nullable
    * value into NULL, so the value is unwrapped first to keep the error.
    */
