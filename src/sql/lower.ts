@@ -787,6 +787,8 @@ export class Lowering {
       }
       case 'UnaryOp':
         if (body.op === 'Not') return { kind: 'not', expr: this.expr(body.expr, scope) };
+        // INT64's least value is written negated: its digits alone are past INT64's range.
+        if (body.op === 'Minus' && integerLiteralText(body.expr) === INT64_MIN_DIGITS) return { kind: 'negate', expr: { kind: 'number', text: INT64_MIN_DIGITS } };
         if (body.op === 'Minus') return { kind: 'negate', expr: this.expr(body.expr, scope) };
         if (body.op === 'Plus') return this.expr(body.expr, scope);
         throw invalidSql(`unary operator ${body.op} is not supported`, positionOf(body));
@@ -961,6 +963,8 @@ export class Lowering {
     const [kind, body] = variantOf<ValueVariants>(value);
     switch (kind) {
       case 'Number':
+        // BigQuery has no UINT64: an integer literal past INT64's range is refused.
+        if (/^\d+$/.test(body[0]) && BigInt(body[0]) >= BigInt(INT64_MIN_DIGITS)) throw invalidSql(`Invalid integer literal: ${body[0]}`, positionOf(node));
         return { kind: 'number', text: body[0] };
       case 'SingleQuotedString':
       case 'DoubleQuotedString':
@@ -1454,6 +1458,14 @@ function jsonLiteral(text: string, position: Position | undefined): string {
 }
 
 /** The `at` of a ref, when the parser gave a position. */
+/** 2^63: the digits of INT64's least value, -9223372036854775808. */
+const INT64_MIN_DIGITS = '9223372036854775808';
+
+/** The digits of an integer literal (`Value(Number)`), else undefined. */
+function integerLiteralText(ast: AstExpr): string | undefined {
+  return 'Value' in ast && 'Number' in ast.Value.value && /^\d+$/.test(ast.Value.value.Number[0]) ? ast.Value.value.Number[0] : undefined;
+}
+
 function at(position: Position | undefined): { at?: Position } {
   return position && position.line > 0 ? { at: { line: position.line, column: position.column } } : {};
 }

@@ -36,6 +36,7 @@ import { extractPart, instantOf, TIME_ZONE_MARK } from './functions/calendar.ts'
 import type { TimeLiteral } from '../../sql/time-literals.ts';
 import { CLICKHOUSE_FUNCTIONS, SAFE_FUNCTIONS } from './functions/index.ts';
 import { intervalLiteral, intervalText } from './functions/interval.ts';
+import { raiseWhere } from './functions/shared.ts';
 import { selectExpressions } from '../../sql/unnest-chains.ts';
 import { JSON_MARKER } from './results.ts';
 
@@ -496,6 +497,7 @@ class ClickHousePrinter extends SqlPrinter {
     // A TIMESTAMP's wall clock in UTC: CAST to a DateTime64 without zone keeps the value's 'UTC',
     // which results read as a TIMESTAMP again.
     if (expr.type === 'DATETIME' && expr.from === 'TIMESTAMP') return `toDateTime64(toString(${value}, 'UTC'), 6)`;
+    if (expr.type === 'INT64' && expr.from && ROUNDED_TO_INT64[expr.from]) return int64FromNumber(value, expr.from, expr.safe);
     if (expr.safe) return `accurateCastOrNull(${value}, ${quoteString(type)})`;
     return `if(isNull(${value}), NULL, CAST(assumeNotNull(${value}) AS ${type}))`;
   }
@@ -632,6 +634,26 @@ function markJson(value: string, type: SqlType, depth = 0): string {
   });
   const names = type.fields.map((field, index) => `${quoteString(`${quoteIdentifier(field.name)} `)}, toTypeName(${fields[index]})`);
   return `CAST(tuple(${fields.map((field) => `identity(${field})`).join(', ')}), concat('Tuple(', ${names.join(", ', ', ")}, ')'))`;
+}
+
+/**
+ * A number BigQuery casts to INT64 is rounded half away from zero (ClickHouse truncates, and
+ * rounds floats half to even): a FLOAT64 by its fraction, read exactly as |x| - floor(|x|); a
+ * NUMERIC by round(), which rounds decimals that way.
+ */
+const ROUNDED_TO_INT64: Partial<Record<ir.ScalarTypeName, (value: string) => string>> = {
+  FLOAT64: (value) => `(sign(${value}) * if(abs(${value}) - floor(abs(${value})) >= 0.5, ceil(abs(${value})), floor(abs(${value}))))`,
+  NUMERIC: (value) => `round(${value})`,
+  BIGNUMERIC: (value) => `round(${value})`,
+};
+
+/** CAST(number AS INT64): rounded, and BigQuery's error (NULL under SAFE_CAST) outside INT64, infinity and NaN included (ClickHouse wraps around). */
+function int64FromNumber(value: string, from: ir.ScalarTypeName, safe: boolean): string {
+  const rounded = ROUNDED_TO_INT64[from]!(value);
+  // 2^63 is exact as a FLOAT64, 2^63 - 1 is not; NaN compares false.
+  const inRange = from === 'FLOAT64' ? `${rounded} >= -9223372036854775808. AND ${rounded} < 9223372036854775808.` : `${rounded} BETWEEN -9223372036854775808 AND 9223372036854775807`;
+  const outside = `isNotNull(${value}) AND NOT (${inRange})`;
+  return `if(${outside}, ${safe ? 'NULL' : raiseWhere(outside, 'int64 out of range')}, toInt64(${rounded}))`;
 }
 
 /** Whether a frame's bounds, written as numbers, end before they start. */

@@ -255,6 +255,8 @@ class DuckDbPrinter extends SqlPrinter {
     // Text and bytes convert as UTF-8 (DuckDB's VARCHAR -> BLOB cast reads escapes, and refuses non-ASCII).
     if (expr.type === 'BYTES' && expr.from === 'STRING') return `encode(${this.expr(expr.expr)})`;
     if (expr.type === 'STRING' && expr.from === 'BYTES') return `decode(${this.expr(expr.expr)})`;
+    // BigQuery rounds a FLOAT64 half away from zero (as round() does); DuckDB's cast rounds half to even.
+    if (expr.type === 'INT64' && expr.from === 'FLOAT64') return `${expr.safe ? 'TRY_CAST' : 'CAST'}(round(${this.expr(expr.expr)}) AS ${this.type('INT64')})`;
     if (expr.type !== 'STRING' || !(expr.from === 'TIMESTAMP' || isTimestampTz(expr.expr))) return super.cast(expr);
     // BigQuery writes a TIMESTAMP's fraction with 3 or 6 digits (.100+00); DuckDB trims zeros (.1+00).
     const text = super.cast(expr);
