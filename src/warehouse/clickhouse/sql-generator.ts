@@ -153,8 +153,11 @@ class ClickHousePrinter extends SqlPrinter {
     const tail = this.tail(query);
     // ClickHouse applies ORDER BY / LIMIT after a UNION to its last SELECT only, and reads none
     // after a parenthesized query: wrap it.
-    if ((query.body.kind === 'setop' || query.body.kind === 'nested') && tail.length > 0) return [`SELECT * FROM (${this.setExpr(query.body)})`, ...tail];
-    return [this.setExpr(query.body), ...tail];
+    const body = this.setExpr(query.body);
+    if (tail.length > 0) return [`SELECT * FROM (${body})`, ...tail];
+    // Nor does it read a parenthesized query right after WITH (a UNION whose left side is a UNION).
+    if (query.ctes.length > 0 && body.startsWith('(')) return [`SELECT * FROM (${body})`];
+    return [body];
   }
 
   protected override cteQuery(cte: ir.Cte): string {
