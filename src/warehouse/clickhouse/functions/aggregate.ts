@@ -5,7 +5,7 @@ import type { AGGREGATE_FUNCTIONS } from '../../../sql/functions/families/aggreg
 import type { APPROXIMATE_AGGREGATE_FUNCTIONS } from '../../../sql/functions/families/approximate.ts';
 import type { STATISTICAL_FUNCTIONS } from '../../../sql/functions/families/statistical.ts';
 import { invalidSql } from '../../../sql/parse.ts';
-import { int64, quoted } from './shared.ts';
+import { int64, quoted, raiseWhere } from './shared.ts';
 
 /** Keys ClickHouse can sort descending by negating them, as the number to negate. */
 const NEGATABLE: Partial<Record<string, (key: string) => string>> = {
@@ -62,6 +62,23 @@ function stringAgg(call: CallParts): string {
   return `if(empty(${values}), NULL, arrayStringConcat(${values}, ${optionalArg(call, 1) ?? "','"}))`;
 }
 
+/**
+ * SUM with BigQuery's overflow errors: an INT64 sum is taken in Int128 and refused past INT64
+ * (ClickHouse's Int64 sum wraps around); a FLOAT64 sum that is infinite though no value is.
+ */
+function checkedSum(call: CallParts): string {
+  const value = arg(call, 0);
+  if (argType(call, 0) === 'INT64') {
+    const total = `sum(${call.distinct}toInt128(${value}))${call.over}`;
+    const outside = `${total} NOT BETWEEN -9223372036854775808 AND 9223372036854775807`;
+    return `if(${outside}, ${call.safe ? 'NULL' : raiseWhere(outside, 'int64 overflow')}, toInt64(${total}))`;
+  }
+  const total = PORTABLE_EMITTERS.sum(call);
+  if (argType(call, 0) !== 'FLOAT64') return total;
+  const overflowed = `isInfinite(${total}) AND max(isInfinite(${value}))${call.over} = 0`;
+  return `if(${overflowed}, ${call.safe ? 'NULL' : raiseWhere(overflowed, 'double overflow')}, ${total})`;
+}
+
 export const AGGREGATE: Renderings<typeof AGGREGATE_FUNCTIONS> = {
   // HAVING MAX y: argMax skips rows where either argument is NULL, so the value goes in a tuple
   // (never NULL itself) to keep rows whose value is NULL.
@@ -83,7 +100,7 @@ export const AGGREGATE: Renderings<typeof AGGREGATE_FUNCTIONS> = {
   min: PORTABLE_EMITTERS.min,
   min_by: (call) => `argMin(tuple(${arg(call, 0)}), ${arg(call, 1)})${call.over}.1`,
   string_agg: stringAgg,
-  sum: PORTABLE_EMITTERS.sum,
+  sum: checkedSum,
 };
 
 /**

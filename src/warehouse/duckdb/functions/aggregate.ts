@@ -101,9 +101,13 @@ export const AGGREGATE: Renderings<typeof AGGREGATE_FUNCTIONS> = {
         : `string_agg(${call.distinct}${value}, ${separator}${call.orderBy})${call.over}`;
     return bytes ? `unhex(${joined})` : joined;
   },
-  // An INT64 sum past INT64 is BigQuery's error; DuckDB sums into HUGEINT.
+  // An INT64 sum past INT64 is BigQuery's error (DuckDB sums into HUGEINT), and so is a FLOAT64
+  // sum that is infinite though no value is (DuckDB gives infinity).
   sum: (call) => {
     const total = PORTABLE_EMITTERS.sum(call);
+    if (resultType(call) === 'FLOAT64') {
+      return `(CASE WHEN isinf(${total}) AND NOT bool_or(isinf(${arg(call, 0)}))${call.over} THEN ${fail(call, 'double overflow')} ELSE ${total} END)`;
+    }
     if (resultType(call) !== 'INT64') return total;
     return `(CASE WHEN ${total} NOT BETWEEN -9223372036854775808 AND 9223372036854775807 THEN ${fail(call, 'int64 overflow')} ELSE CAST(${total} AS BIGINT) END)`;
   },
