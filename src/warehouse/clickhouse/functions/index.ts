@@ -58,6 +58,9 @@ export const SAFE_FUNCTIONS: ReadonlySet<FunctionName> = new Set<FunctionName>([
   'array_slice',
   'array_to_string',
   'generate_date_array',
+  // Their run-time errors (a query parameter's) are the rendering's own guards; CONTAINS_SUBSTR has none.
+  'search',
+  'contains_substr',
   // JSON: every runtime error is the rendering's own check (render.ts failIf), or there is none.
   'json_extract',
   'json_extract_scalar',
