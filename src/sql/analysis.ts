@@ -194,3 +194,27 @@ export function isBooleanShaped(expr: ir.Expr): boolean {
       return false;
   }
 }
+
+/**
+ * GROUP BY ALL: the select items that neither aggregate nor are window functions, by position.
+ * Constants are not grouping keys, unless nothing else is: then they still make the SELECT one
+ * that groups (`SELECT 'a' FROM t GROUP BY ALL` gives one row). Stars are written out first.
+ */
+export function groupByAll(items: ir.SelectItem[]): ir.Expr[] {
+  const keys: number[] = [];
+  const constants: number[] = [];
+  let aggregates = false;
+  items.forEach((item, index) => {
+    if (item.kind === 'star') return;
+    if (aggregatesOrWindows(item.expr)) aggregates = true;
+    else (readsAnything(item.expr) ? keys : constants).push(index + 1);
+  });
+  const positions = keys.length > 0 || aggregates ? keys : constants;
+  return positions.map((position) => ({ kind: 'position', position }));
+}
+
+/** Whether an expression reads a column or runs a subquery (which may read one). */
+function readsAnything(expr: ir.Expr): boolean {
+  const use = namesUsedBy(expr);
+  return use.heads.length > 0 || use.pinned;
+}

@@ -21,7 +21,7 @@
 
 import { AppError } from '../errors.ts';
 import { invalidSql } from './parse.ts';
-import { childrenOf } from './analysis.ts';
+import { childrenOf, groupByAll } from './analysis.ts';
 import type { Position } from './ast.ts';
 import { type Column, type SqlType, type TableShape, UNKNOWN, closestName, describeType, findColumn, scalar } from './catalog.ts';
 import { sameType, supertype } from './functions/coercion.ts';
@@ -145,13 +145,18 @@ class Analyzer {
         items.push(item);
         continue;
       }
-      const star = this.star(item, scope, ctes, select.asStruct === true);
+      const star = this.star(item, scope, ctes, select.asStruct === true || select.groupByAll === true);
       if (star.explicit) items.push(...star.explicit);
       else items.push(item);
       if (star.columns) columns.push(...star.columns);
       else open = true;
     }
     select.items = items;
+    if (select.groupByAll) {
+      if (open) throw semanticError('GROUP BY ALL with SELECT * needs the names of its columns, which are not known here');
+      select.groupBy = groupByAll(items);
+      delete select.groupByAll;
+    }
     if (select.asStruct) return { shape: { columns: [this.asStruct(select, columns)], open: false }, scope: this.rest(select, scope, ctes, columns) };
     return { shape: { columns, open }, scope: this.rest(select, scope, ctes, columns) };
   }

@@ -43,6 +43,8 @@ export interface Select {
    * BigQuery keeps them): each set lists positions in `groupBy`, which holds every grouping key once.
    */
   groupingSets?: number[][];
+  /** GROUP BY ALL over a star: the analyzer writes the star's columns out and groups by them (and the other keys). */
+  groupByAll?: boolean;
   having?: Expr;
   qualify?: Expr;
   /** `SELECT AS STRUCT` in an expression subquery: its one value is a struct of the select list (the analyzer builds it). */

@@ -38,7 +38,7 @@ import type {
   TableFactorVariants,
   ValueVariants,
 } from './ast.ts';
-import { aggregatesOrWindows, namesUsedBy } from './analysis.ts';
+import { aggregatesOrWindows, groupByAll, namesUsedBy } from './analysis.ts';
 import { positionOf, variantOf } from './ast.ts';
 import { semanticError } from './analyze.ts';
 import { closestName } from './catalog.ts';
@@ -316,7 +316,11 @@ export class Lowering {
     };
     const sets = this.groupingSets(ast, scope, items);
     if (sets) Object.assign(select, sets);
-    else select.groupBy = this.groupBy(ast, scope, items);
+    else {
+      const keys = this.groupBy(ast, scope, items);
+      if (keys === 'all') select.groupByAll = true;
+      else select.groupBy = keys;
+    }
     if (mode?.endsWith('AsStruct') && outer.expressionSubquery) select.asStruct = true;
     if (mode?.endsWith('AsValue')) {
       const [only, ...more] = items;
@@ -374,8 +378,9 @@ export class Lowering {
     return { except, ...(replace.length > 0 ? { replace } : {}) };
   }
 
-  protected groupBy(ast: AstSelect, scope: Scope, items: ir.SelectItem[]): ir.Expr[] {
-    if ('All' in ast.group_by) return groupByAll(items);
+  protected groupBy(ast: AstSelect, scope: Scope, items: ir.SelectItem[]): ir.Expr[] | 'all' {
+    // Over a star, the keys are its columns, which the analyzer knows.
+    if ('All' in ast.group_by) return items.some((item) => item.kind === 'star') ? 'all' : groupByAll(items);
     if (!('Expressions' in ast.group_by)) throw invalidSql('this form of GROUP BY is not supported');
     const [expressions, modifiers] = ast.group_by.Expressions;
     if (modifiers.length > 0) throw invalidSql('GROUP BY modifiers (ROLLUP, CUBE…) are not supported');
@@ -1384,30 +1389,6 @@ function typedValue(value: ir.Expr, type: ir.TypeName): ir.Expr {
     };
   }
   return { kind: 'cast', expr: value, type, safe: false };
-}
-
-/**
- * GROUP BY ALL: the select items that neither aggregate nor are window functions, by position.
- * Constants are not grouping keys, unless nothing else is: then they still make the SELECT one
- * that groups (`SELECT 'a' FROM t GROUP BY ALL` gives one row).
- */
-function groupByAll(items: ir.SelectItem[]): ir.Expr[] {
-  const keys: number[] = [];
-  const constants: number[] = [];
-  let aggregates = false;
-  items.forEach((item, index) => {
-    if (item.kind === 'star') throw invalidSql('GROUP BY ALL with SELECT * is not supported');
-    if (aggregatesOrWindows(item.expr)) aggregates = true;
-    else (readsAnything(item.expr) ? keys : constants).push(index + 1);
-  });
-  const positions = keys.length > 0 || aggregates ? keys : constants;
-  return positions.map((position) => ({ kind: 'position', position }));
-}
-
-/** Whether an expression reads a column or runs a subquery (which may read one). */
-function readsAnything(expr: ir.Expr): boolean {
-  const use = namesUsedBy(expr);
-  return use.heads.length > 0 || use.pinned;
 }
 
 /**
