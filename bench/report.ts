@@ -9,24 +9,18 @@ const ms = (x: number) => (x < 10 ? x.toFixed(2) : x.toFixed(1));
 // The JSON is our own output; read it loosely.
 type R = Record<string, any>;
 
-function rows(r: R): { ingest: string[][]; endpoints: string[][]; storage: string[][]; memory: string[][]; targets: string[][] } {
-  const ingest: string[][] = [['run', 'events/s', 'requests/s', 'ack p50', 'ack p99', 'visible p50 / p99', 'non-2xx', 'ceiling', 'ratio', 'server CPU', 'wrk CPU', 'other procs CPU']];
+function rows(r: R): { ingest: string[][]; versus: string[][]; endpoints: string[][]; storage: string[][]; memory: string[][]; targets: string[][] } {
+  const ingest: string[][] = [['run', 'events/s', 'requests/s', 'ack p50', 'ack p99', 'visible p50 / p99', 'non-2xx', 'ceiling', 'ratio', 'server CPU', 'µs CPU/event', 'wrk CPU', 'other procs CPU']];
   const bulk = r.ingest_ceiling;
   const levels: R[] = r.engine_ceiling_and_storage ?? [];
-  const runs: Array<[label: string, key: string, ceiling: 'batch' | 'single']> = [
-    ['batches of 100', 'batch', 'batch'],
-    ...(r.ingest.batch_with ? [[`batches of 100, ${r.ingest.batch_with.setting}`, 'batch_with', 'batch'] as [string, string, 'batch']] : []),
-    ['single events', 'single', 'single'],
-  ];
-  for (const [label, key, ceiling] of runs) {
+  const loadRow = (label: string, s: R, ceiling: 'batch' | 'single') => {
     const batch = ceiling === 'batch';
-    const s = r.ingest[key];
     const bare = r.http_ceiling[ceiling];
     const ceilingLabel = batch ? `bulk load ${fmt(bulk.events_per_s)} ev/s; bare HTTP ${fmt(bare.events_per_s)} ev/s` : `bare HTTP ${fmt(bare.requests_per_s)} req/s`;
     const ratio = batch ? `${pct(s.events_per_s / bulk.events_per_s)} of bulk load; ${pct(s.events_per_s / bare.events_per_s)} of HTTP` : pct(s.requests_per_s / bare.requests_per_s);
     const visible = s.visibility ? `${(s.visibility.p50 / 1000).toFixed(2)} s / ${(s.visibility.p99 / 1000).toFixed(2)} s (${s.visibility.n} probes${s.visibility.failures ? `, ${s.visibility.failures} unseen` : ''})` : '';
     ingest.push([
-      `Sawmill, ${label}, c${r.config.concurrency}`,
+      label,
       fmt(s.events_per_s),
       fmt(s.requests_per_s),
       `${ms(s.p50_ms)} ms`,
@@ -36,24 +30,44 @@ function rows(r: R): { ingest: string[][]; endpoints: string[][]; storage: strin
       ceilingLabel,
       ratio,
       `${(s.server_cpu_s / s.seconds).toFixed(2)} cores`,
+      s.events > 0 ? ((s.server_cpu_s / s.events) * 1e6).toFixed(1) : '',
       `${(s.generator_cpu_s / s.seconds).toFixed(2)} cores`,
       `${(s.other_cpu_cores ?? 0).toFixed(2)} cores`,
     ]);
-  }
-  const trickle = r.ingest.trickle;
-  if (trickle) {
-    ingest.push([`Sawmill, a trickle of single events`, fmt(trickle.events_per_s), fmt(trickle.events_per_s), '', '', '', String(trickle.non_2xx), '', '', `${trickle.server_cores.toFixed(3)} cores`, '', '']);
+  };
+  const runs: R[] = r.ingest.runs ?? [];
+  const runName = (run: R) => `${run.label}${r.config.rounds > 1 ? ` (round ${run.round + 1})` : ''}`;
+  for (const run of runs) loadRow(`${runName(run)}, batches of 100, c${r.config.concurrency}`, run.batch, 'batch');
+  if (r.ingest.batch_with) loadRow(`Sawmill, batches of 100, ${r.ingest.batch_with.setting}, c${r.config.concurrency}`, r.ingest.batch_with, 'batch');
+  for (const run of runs) loadRow(`${runName(run)}, single events, c${r.config.concurrency}`, run.single, 'single');
+  for (const run of runs) {
+    const t = run.trickle;
+    ingest.push([`${runName(run)}, a trickle of single events (idle before / after: ${run.idle.fresh_cores.toFixed(4)} / ${run.idle.after_load_cores.toFixed(4)} cores)`, fmt(t.events_per_s), fmt(t.events_per_s), '', '', '', String(t.non_2xx), '', '', `${t.server_cores.toFixed(4)} cores`, ((t.server_cores / t.events_per_s) * 1e6).toFixed(0), '', '']);
   }
   for (const [label, key] of [
     ['bare node:http, batches of 100', 'batch'],
     ['bare node:http, single events', 'single'],
   ] as const) {
     const s = r.http_ceiling[key];
-    ingest.push([label, fmt(s.events_per_s), fmt(s.requests_per_s), `${ms(s.p50_ms)} ms`, `${ms(s.p99_ms)} ms`, '', String(s.errors.status + s.errors.timeout), '(ceiling)', '', `${(s.server_cpu_s / s.seconds).toFixed(2)} cores`, `${(s.generator_cpu_s / s.seconds).toFixed(2)} cores`, `${(s.other_cpu_cores ?? 0).toFixed(2)} cores`]);
+    ingest.push([label, fmt(s.events_per_s), fmt(s.requests_per_s), `${ms(s.p50_ms)} ms`, `${ms(s.p99_ms)} ms`, '', String(s.errors.status + s.errors.timeout), '(ceiling)', '', `${(s.server_cpu_s / s.seconds).toFixed(2)} cores`, ((s.server_cpu_s / s.events) * 1e6).toFixed(1), `${(s.generator_cpu_s / s.seconds).toFixed(2)} cores`, `${(s.other_cpu_cores ?? 0).toFixed(2)} cores`]);
   }
-  ingest.push([`DuckDB CREATE TABLE AS read_json of the batched run's events (${fmt(bulk.events)})`, fmt(bulk.events_per_s), '', '', '', '', '', `(ceiling; ${bulk.seconds.toFixed(1)} s incl. CHECKPOINT)`, '', '', '', '']);
+  ingest.push([`DuckDB CREATE TABLE AS read_json of the batched run's events (${fmt(bulk.events)})`, fmt(bulk.events_per_s), '', '', '', '', '', `(ceiling; ${bulk.seconds.toFixed(1)} s incl. CHECKPOINT)`, '', '', '', '', '']);
   for (const level of levels) {
-    ingest.push([`DuckDB INSERT from read_json into Sawmill's tables, ${short(level.level)}/source`, fmt(level.load_events_per_s), '', '', '', '', '', `(${level.load_seconds.toFixed(1)} s incl. CHECKPOINT)`, '', '', '', '']);
+    ingest.push([`DuckDB INSERT from read_json into Sawmill's tables, ${short(level.level)}/source`, fmt(level.load_events_per_s), '', '', '', '', '', `(${level.load_seconds.toFixed(1)} s incl. CHECKPOINT)`, '', '', '', '', '']);
+  }
+
+  const versus: string[][] = [['figure', 'this code, per round', `baseline ${r.baseline?.commit ?? ''}, per round`, 'ratio per round', 'median ratio']];
+  const names: Record<string, string> = {
+    batch_events_per_s: 'batched ingest, events/s',
+    single_requests_per_s: 'single-event requests/s',
+    server_cpu_us_per_batched_event: 'server CPU per batched event, µs',
+    server_cpu_us_per_single_event: 'server CPU per single-event request, µs',
+    trickle_cores: `server CPU at ${r.config.trickle_per_s} single events/s, cores`,
+    idle_cores: 'server CPU idle after start-up, cores',
+  };
+  const figure = (x: number) => (x >= 100 ? fmt(x) : x >= 1 ? x.toFixed(1) : x.toFixed(4));
+  for (const [key, v] of Object.entries((r.versus_baseline ?? {}) as Record<string, R>)) {
+    versus.push([names[key] ?? key, v.current.map(figure).join(', '), v.baseline.map(figure).join(', '), v.ratios.map((x: number) => `${x.toFixed(2)}x`).join(', '), `${v.median.toFixed(2)}x`]);
   }
 
   const endpoints: string[][] = [['endpoint', 'stored', 'rows', 'uncached p50', 'uncached p99', 'direct DuckDB p50', 'overhead', 'direct, prepared once, p50', 'overhead over it', 'cached p50', 'cached p99', 'cached p99 in server']];
@@ -62,9 +76,11 @@ function rows(r: R): { ingest: string[][]; endpoints: string[][]; storage: strin
   }
 
   const storage: string[][] = [['data', 'events', 'file', 'B/event', 'raw NDJSON B/event', 'smaller by']];
-  const hi = r.storage_http_ingest;
-  storage.push(['after the HTTP ingest runs and stop: the whole data dir', fmt(hi.events), mb(hi.data_dir_bytes), hi.data_dir_bytes_per_event.toFixed(1), hi.raw_bytes_per_event.toFixed(0), `${hi.ratio.toFixed(1)}x`]);
-  storage.push(['  of which the DuckDB file', fmt(hi.events), mb(hi.bytes), hi.bytes_per_event.toFixed(1), '', '']);
+  const stored = runs.length > 0 ? runs.map((run) => [runName(run), run.storage] as const) : [['Sawmill', r.storage_http_ingest] as const];
+  for (const [label, hi] of stored) {
+    storage.push([`${label}: the whole data dir after the HTTP ingest runs and stop`, fmt(hi.events), mb(hi.data_dir_bytes), hi.data_dir_bytes_per_event.toFixed(1), hi.raw_bytes_per_event.toFixed(0), `${hi.ratio.toFixed(1)}x`]);
+    storage.push(['  of which the DuckDB file', fmt(hi.events), mb(hi.bytes), hi.bytes_per_event.toFixed(1), '', '']);
+  }
   storage.push([`DuckDB CREATE TABLE AS read_json (ceiling)`, fmt(bulk.events), '', bulk.bytes_per_event.toFixed(1), bulk.raw_bytes_per_event.toFixed(0), `${(bulk.raw_bytes_per_event / bulk.bytes_per_event).toFixed(1)}x`]);
   for (const level of levels) {
     const s = level.storage;
@@ -78,12 +94,17 @@ function rows(r: R): { ingest: string[][]; endpoints: string[][]; storage: strin
   for (const [level, bytes] of Object.entries((r.rss.idle_loaded_bytes ?? {}) as Record<string, number>)) memory.push([`idle (10 s without requests), restarted with ${short(Number(level))}/source`, mb(bytes)]);
   for (const [level, bytes] of Object.entries((r.rss.during_queries_bytes ?? {}) as Record<string, number>)) memory.push([`peak during the endpoint queries, ${short(Number(level))}/source`, mb(bytes)]);
 
+  const o = r.overload;
+  if (o) {
+    memory.push([`peak with ${o.connections} senders of ${(o.body_bytes / 2 ** 20).toFixed(1)} MB bodies, SAWMILL_MEMORY_LIMIT=${o.memory_limit_mb}MB (idle ${mb(o.idle_bytes)})`, mb(o.peak_bytes)]);
+    memory.push([`  ${o.after_bytes.length} s after that load (bound: idle + limit = ${mb(o.bound_bytes)}${o.seconds_to_bound !== null ? `, under it from ${o.seconds_to_bound} s on` : ', not reached'})`, mb(o.after_bytes.at(-1))]);
+  }
   const other = r.other_cpu_cores_during_queries ?? {};
   for (const [key, cores] of Object.entries(other as Record<string, number>)) memory.push([`(other processes' CPU during ${key.replaceAll('_', ' ')})`, `${cores.toFixed(2)} cores`]);
 
   const targets: string[][] = [['target', 'wanted', 'measured', '']];
   for (const t of r.targets) targets.push([t.name, t.target, t.value, t.met ? 'met' : 'MISSED']);
-  return { ingest, endpoints, storage, memory, targets };
+  return { ingest, versus, endpoints, storage, memory, targets };
 }
 
 function plain(table: string[][]): string {
@@ -105,9 +126,8 @@ export function renderTable(r: R): string {
     'INGEST (wrk in a separate process on the same cores)',
     plain(t.ingest),
     '',
-    'ENDPOINTS (sequential requests, keep-alive)',
-    plain(t.endpoints),
-    '',
+    ...(r.versus_baseline ? [`THIS CODE AGAINST BASELINE ${r.baseline.commit}, SIDE BY SIDE`, plain(t.versus), ''] : []),
+    ...(r.endpoints ? ['ENDPOINTS (sequential requests, keep-alive)', plain(t.endpoints), ''] : []),
     'STORAGE',
     plain(t.storage),
     '',
@@ -153,7 +173,13 @@ Code: commit ${m.git_commit ?? '?'}${m.git_uncommitted_files ? ` plus ${m.git_un
   **The machine has ${m.cores} cores and the server, DuckDB's threads and wrk share them** (not pinned); the CPU
   columns say how much each process used.
   The trickle row is the same server afterwards taking ${r.config.trickle_per_s} single events a second, one at a time, from the
-  suite's process for ${r.config.trickle_seconds} s: what a quiet deployment costs in CPU.
+  suite's process for ${r.config.trickle_seconds} s: what a quiet deployment costs in CPU. Idle CPU is the server's CPU over
+  ${r.config.idle_seconds} s with nothing sent, once after start-up (after the idle RSS) and once 5 s after the trickle.
+  ${r.baseline ? `**Baseline:** the same runs against commit ${r.baseline.commit} (\`--baseline=${r.baseline.rev}\`), checked out in a temporary
+  git worktree and built the same way (bench/baseline.ts); ` : ''}each variant runs on a fresh server ${r.config.rounds} time(s), the order
+  alternating, and the tables give every run; the summary figures (targets) are the median run's, visibility pools every round's probes.
+* **Overload:** a fresh server with \`SAWMILL_MEMORY_LIMIT=${r.overload?.memory_limit_mb ?? 512}MB\` takes ${r.overload?.connections ?? 64} wrk connections of bodies of about
+  1 MB (900 events) for ${r.config.ceiling_seconds} s; its RSS is then sampled every second for a minute with nothing sent.
 * **HTTP ceiling:** \`bench/bare-server.ts\`, a bare node:http server that reads and \`JSON.parse\`s the same
   requests and answers 200, measured the same way.
 * **Ingest ceiling (bulk load):** \`bench/ingest-ceiling.ts\`: the events of the batched run's requests as one
@@ -195,7 +221,13 @@ Code: commit ${m.git_commit ?? '?'}${m.git_uncommitted_files ? ` plus ${m.git_un
 
 ### Ingest
 ${markdown(t.ingest)}
+${r.versus_baseline ? `
+### This code against the baseline (${r.baseline.rev} = ${r.baseline.commit}), side by side
+Each round started a fresh server of each variant, the order alternating; the spread of the per-round figures is the
+noise of this shared machine during the run.
 
+${markdown(t.versus)}
+` : ''}
 ### Endpoints
 ${markdown(t.endpoints)}
 
@@ -208,8 +240,9 @@ ${markdown(t.memory)}
 ## Targets: ${met} of ${r.targets.length} met
 ${markdown(t.targets)}
 
-Findings on the missed targets (profiles and proposals) are in the issue-19 report; re-run with
-\`npm run bench -- --quick --profile\` to get the server's CPU profile summaries.
+Findings on the missed targets (per-thread profiles) are in docs/reliability.md ("Where ingest time goes") and the
+issue reports; re-run with \`npm run bench -- --quick --profile\` (V8 profile of the main thread) or \`--perf\` (every thread,
+DuckDB's included) to get them.
 
 ## Run it
 
@@ -217,6 +250,8 @@ Findings on the missed targets (profiles and proposals) are in the issue-19 repo
 npm run bench              # full: 1M and 10M events per source, 15-25 minutes
 npm run bench -- --quick   # under 3 minutes, 1M events per source
 npm run bench -- --quick --profile   # the server runs with --cpu-prof; summaries in the JSON
+npm run bench -- --baseline=<commit> # the ingest runs also against that commit, side by side (3 rounds; --rounds=N)
+npm run bench -- --ingest-only       # section 1 only: ingest, its ceilings, storage and memory
 \`\`\`
 
 The suite needs Debian's \`wrk\`; it installs it with \`apt-get install -y wrk\` when missing (and says so).
