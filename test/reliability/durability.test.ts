@@ -9,6 +9,8 @@ import { appendFile, mkdtemp, readdir, rm, stat, truncate, writeFile } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { viewName } from '../../src/warehouse/duckdb/layout.ts';
 import { freePort, spawnServer, stopServer, type ServerProcess } from '../support/process.ts';
 import { seededRandom, sleep, storedIds, tally } from './support.ts';
 
@@ -170,6 +172,103 @@ test('SIGKILL during a bulk fold and during a checkpoint: every acknowledged eve
   await assertLedgerHolds(dataDir, source, ledger);
   finished = true;
 });
+
+/**
+ * Senders of requests that mix the fast path and the other one (src/pipeline/encode-events.ts):
+ * events that fit the schema (staged lines), one with a field never seen (a row beside them in
+ * the same journal record) and one the adapter refuses (reported by index). Every 2xx's report
+ * is checked as it comes; acknowledged events go into the ledger with the value they carry.
+ */
+function sendMixedUntilGone(server: ServerProcess, source: string, label: string, senders: number, ledger: Ledger & { values: Map<string, number> }, keepGoing = () => true): Promise<void> {
+  const loop = async (sender: number) => {
+    for (let batch = 0; keepGoing(); batch++) {
+      const ids = Array.from({ length: 40 }, (_, i) => `${label}-s${sender}-b${batch}-e${i}`);
+      const events: unknown[] = ids.map((id, i) => ({ id, message: `event ${id}`, metadata: { sender, batch, n: i } }));
+      const widen = batch % 3 === 0;
+      if (widen) (events[7] as Record<string, unknown>)[`extra_${label}_${sender}_${batch % 12}`] = { at: batch };
+      events.splice(11, 0, 42); // refused: not an object
+      for (const id of ids) ledger.sent.add(id);
+      try {
+        const reply = await fetch(`${server.url}/logs?source=${source}`, {
+          method: 'POST',
+          headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+          body: JSON.stringify(events),
+        });
+        const body = (await reply.json().catch(() => undefined)) as { accepted: number; rejected: number; errors: Array<{ index: number }> } | undefined;
+        if (!reply.ok) continue;
+        assert.deepEqual([body!.accepted, body!.rejected, body!.errors.map((error) => error.index)], [40, 1, [11]]);
+        ids.forEach((id, i) => {
+          ledger.acknowledged.add(id);
+          ledger.values.set(id, i);
+        });
+      } catch (error) {
+        if (error instanceof assert.AssertionError) throw error;
+        return; // the server is gone
+      }
+    }
+  };
+  return Promise.all(Array.from({ length: senders }, (_, sender) => loop(sender))).then(() => undefined);
+}
+
+test('SIGKILL during folds and a checkpoint of staged lines mixed with new fields and refused events: every acknowledged event stored once, with its values', async (t) => {
+  const random = seededRandom(30);
+  const dataDir = await freshDataDir();
+  let finished = false;
+  t.after(() => {
+    if (finished) return;
+    kept.add(dataDir);
+    t.diagnostic(`data dir kept for inspection: ${dataDir}`);
+  });
+  const ledger = { acknowledged: new Set<string>(), sent: new Set<string>(), values: new Map<string, number>() };
+  const staging = join(dataDir, 'staging');
+  const database = join(dataDir, 'sawmill.duckdb');
+  let server = await start(dataDir);
+  const source = await createSource(server, 'mixed');
+
+  for (let round = 0; round < 3; round++) {
+    if (round > 0) server = await start(dataDir);
+    const sending = sendMixedUntilGone(server, source, `fold${round}`, 4, ledger);
+    assert.ok(await waitFor(() => readdirSync(staging).length > 0, 60_000), `round ${round}: a fold started`);
+    await sleep(random.int(0, 300));
+    assert.equal(await stopServer(server, 'SIGKILL'), null);
+    await sending;
+  }
+
+  // Killed at the first write of the idle checkpoint, before it emptied DuckDB's log.
+  server = await start(dataDir);
+  let sendingOn = true;
+  const sending = sendMixedUntilGone(server, source, 'checkpoint', 4, ledger, () => sendingOn);
+  await sleep(3_000);
+  sendingOn = false;
+  await sending;
+  assert.equal((await call(server, 'POST', `/logs?source=${source}&wait=visible`, [{ id: 'last', message: 'last' }])).status, 200);
+  ledger.sent.add('last');
+  ledger.acknowledged.add('last');
+  const written = statSync(database).mtimeMs;
+  assert.ok(await waitFor(() => statSync(database).mtimeMs !== written, 30_000), 'the idle checkpoint started');
+  assert.equal(await stopServer(server, 'SIGKILL'), null);
+
+  server = await start(dataDir);
+  assert.equal(await stopServer(server), 0);
+  assert.ok(ledger.acknowledged.size >= 4_000, `only ${ledger.acknowledged.size} events were acknowledged`);
+  await assertLedgerHolds(dataDir, source, ledger);
+  // Each staged line and row kept its values: metadata.n is the event's place in its request.
+  const stored = await storedValues(dataDir, source);
+  const wrong = [...ledger.values].filter(([id, n]) => stored.get(id) !== n);
+  assert.deepEqual(wrong.slice(0, 5), [], `${wrong.length} events lost their values`);
+  finished = true;
+});
+
+async function storedValues(dataDir: string, source: string): Promise<Map<string, number>> {
+  const instance = await DuckDBInstance.create(join(dataDir, 'sawmill.duckdb'));
+  try {
+    const connection = await instance.connect();
+    const reader = await connection.runAndReadAll(`select id, metadata[1].n from "${viewName(source)}" where id <> 'last'`);
+    return new Map(reader.getRows().map(([id, n]) => [String(id), Number(n)]));
+  } finally {
+    instance.closeSync();
+  }
+}
 
 test('a damaged write-ahead log tail never stops the service from starting or loses an acknowledged event', async () => {
   const dataDir = await freshDataDir();
