@@ -26,7 +26,10 @@ export interface Config {
   maxQueuedEvents: number;
   /** Longest the writer waits to group concurrent requests into one warehouse commit (ClickHouse). */
   commitIntervalMs: number;
-  /** Longest acknowledged events wait in the journal for company before they are folded into DuckDB. */
+  /**
+   * Longest acknowledged events wait in the journal for company before they are folded into DuckDB
+   * while few wait and no live tail watches (queries fold them first); otherwise the visibility bound governs.
+   */
   foldIntervalMs: number;
   /** Under load, the longest from an event's acknowledgement until queries can read it (docs/reliability.md). */
   visibilityMs: number;
@@ -133,8 +136,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxEventsPerRequest: positive(env, 'SAWMILL_MAX_EVENTS_PER_REQUEST', 100_000),
     maxQueuedEvents: integer(env, 'SAWMILL_MAX_QUEUED_EVENTS', 250_000),
     commitIntervalMs: integer(env, 'SAWMILL_COMMIT_INTERVAL_MS', 5),
-    // Unset, folds wait as long as the visibility bound allows (less the fold's own time).
-    foldIntervalMs: integer(env, 'SAWMILL_FOLD_INTERVAL_MS', positive(env, 'SAWMILL_VISIBILITY_MS', 2000)),
+    foldIntervalMs: integer(env, 'SAWMILL_FOLD_INTERVAL_MS', 10_000),
     visibilityMs: positive(env, 'SAWMILL_VISIBILITY_MS', 2000),
     maxEventsPerFold: positive(env, 'SAWMILL_FOLD_MAX_EVENTS', DEFAULT_MAX_EVENTS_PER_FOLD),
     queryConcurrency: positive(env, 'SAWMILL_QUERY_CONCURRENCY', 4),

@@ -78,6 +78,8 @@ export type CommittedListener = (sourceId: string, count: number, rows: () => Lo
 export class EventWriter {
   private queue: Pending[] = [];
   private readonly committedListeners = new Set<CommittedListener>();
+  /** Listeners that show events as they are committed (onCommitted with `prompt`). */
+  private promptListeners = 0;
   private readonly visibilityWaiters: Array<{ seq: number; resolve: () => void }> = [];
   private queuedEvents = 0;
   private acknowledgedSeq = 0;
@@ -125,9 +127,15 @@ export class EventWriter {
   }
 
   /** Be told of every committed batch (live tail); returns the function that stops it. */
-  onCommitted(listener: CommittedListener): () => void {
+  onCommitted(listener: CommittedListener, options: { prompt?: boolean } = {}): () => void {
     this.committedListeners.add(listener);
-    return () => this.committedListeners.delete(listener);
+    if (!options.prompt) return () => this.committedListeners.delete(listener);
+    // Someone watches events arrive (a live tail): folds keep to the visibility bound even when few wait.
+    this.promptListeners++;
+    this.schedule();
+    return () => {
+      if (this.committedListeners.delete(listener)) this.promptListeners--;
+    };
   }
 
   get backlog(): number {
@@ -325,8 +333,18 @@ export class EventWriter {
     const oldest = this.queue[0]?.acknowledgedAt;
     if (oldest === undefined) return this.options.commitIntervalMs;
     const foldMs = this.foldMsPerEvent * Math.min(this.queuedEvents, this.foldLimit, this.visibilityBudget());
-    const wait = Math.min(this.options.commitIntervalMs, (this.options.visibilityMs ?? Infinity) - foldMs);
+    const wait = this.quiet() ? this.options.commitIntervalMs : Math.min(this.options.commitIntervalMs, (this.options.visibilityMs ?? Infinity) - foldMs);
     return Math.max(0, oldest + wait - performance.now());
+  }
+
+  /**
+   * Few events wait (every query folds them first, see readBarrier) and nobody watches them
+   * arrive: a fold may wait the whole interval for company. A fold into DuckDB costs several ms
+   * of CPU whatever its size, which a quiet server paid every couple of seconds for a handful of
+   * events. Past READER_WAIT_MAX_EVENTS, or with a live tail open, the visibility bound governs.
+   */
+  private quiet(): boolean {
+    return this.options.visibilityMs !== undefined && this.queuedEvents <= READER_WAIT_MAX_EVENTS && this.promptListeners === 0;
   }
 
   private startTimer(delay: number): void {

@@ -132,7 +132,7 @@ export default async function tailRoutes(app: FastifyInstance, { services }: { s
       const sent = selected.slice(-MAX_EVENTS_PER_COMMIT);
       if (sent.length < selected.length) response.write(`event: dropped\ndata: ${JSON.stringify({ events: selected.length - sent.length })}\n\n`);
       response.write(`event: events\ndata: ${JSON.stringify(sent.map(wireEvent))}\n\n`);
-    });
+    }, { prompt: true });
     const heartbeat = setInterval(() => response.write(': keep-alive\n\n'), HEARTBEAT_MS);
     heartbeat.unref();
     const finish = () => {
