@@ -73,11 +73,15 @@ const RETENTION_INTERVAL_MS = 5 * 60_000;
 /**
  * A checkpoint recompresses the newest, partly filled row group of each table it touches. With
  * DuckDB's default 16 MB of WAL (about 18k of our events) small folds paid for that several times
- * per row group and left freed blocks behind. 128 MB holds more than a row group (122,880 rows),
- * replays in about a second, and the idle checkpoint below keeps the WAL short at rest.
+ * per row group and left freed blocks behind. 64 MB (about 70k events) pays it about twice per row
+ * group (122,880 rows); until a checkpoint DuckDB holds the log's rows in memory, uncompressed
+ * (about 2.5 times the log), and a fold that checkpoints takes the checkpoint's time too, which is
+ * what the visibility bound sees: 128 MB held 250 MB and stalled folds for longer. The idle
+ * checkpoint below keeps the WAL short at rest.
  */
-const CHECKPOINT_THRESHOLD = '128MB';
+const CHECKPOINT_THRESHOLD = '64MB';
 const IDLE_CHECKPOINT_MS = 2_000;
+const MAX_IDLE_CHECKPOINT_MS = 60_000;
 /** A refused checkpoint is tried again this much later, ingestion or not. */
 const CHECKPOINT_RETRY_MS = 5_000;
 /** How often a warehouse DuckDB gave up on (a full disk, say) tries to open its file again. */
@@ -119,6 +123,8 @@ export class DuckDbWarehouse implements Warehouse {
   private closed = false;
   /** DuckDB's own worker threads (its thread count less the calling one). */
   private workers = 0;
+  /** When (performance.now()) the last append committed. */
+  private lastAppendAt = -Infinity;
   /** Milliseconds a fold's INSERT took per row, recently: when to look whether it is done. */
   private insertMsPerRow = 0.005;
 
@@ -350,7 +356,7 @@ export class DuckDbWarehouse implements Warehouse {
         await this.writer.run('COMMIT');
         if (position !== undefined) this.position = Math.max(this.position, position);
         for (const layout of planned) this.replaceLayout(layout);
-        this.checkpointWhenIdle();
+        this.checkpointWhenIdle(this.idleAfterAppend());
       } catch (error) {
         await this.writer.run('ROLLBACK').catch(() => undefined);
         // Memory taken by queries or a full disk pass; the pipeline retries these rather than giving up.
@@ -438,6 +444,20 @@ export class DuckDbWarehouse implements Warehouse {
     for (const reader of this.readers.takeIdle()) closeQuietly(() => reader.close());
     closeQuietly(() => this.writer.closeSync());
     closeQuietly(() => this.instance.closeSync());
+  }
+
+  /**
+   * How long without a commit counts as idle after this one: IDLE_CHECKPOINT_MS, or 1.5 times the
+   * gap since the previous commit when commits come further apart (a quiet server folds every
+   * SAWMILL_FOLD_INTERVAL_MS), at most MAX_IDLE_CHECKPOINT_MS. A checkpoint between such commits
+   * would compress the table's last, partly filled row group again each time.
+   */
+  private idleAfterAppend(): number {
+    const now = performance.now();
+    const gap = now - this.lastAppendAt;
+    this.lastAppendAt = now;
+    if (!Number.isFinite(gap)) return IDLE_CHECKPOINT_MS;
+    return Math.min(MAX_IDLE_CHECKPOINT_MS, Math.max(IDLE_CHECKPOINT_MS, 1.5 * gap));
   }
 
   /**
