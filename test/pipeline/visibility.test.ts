@@ -9,7 +9,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { READER_WAIT_MAX_EVENTS } from '../../src/pipeline/writer.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { PRIVATE_KEY, startTestServer, type TestServer } from '../support/server.ts';
 
 /** Nothing folds by itself during these tests: only a reader's barrier or `?wait=visible` can. */
 const NO_TIMED_FOLDS = { foldIntervalMs: 120_000, visibilityMs: 120_000 };
@@ -80,6 +80,58 @@ test('a clean stop folds everything and leaves no journal file; a restart goes o
       const counted = await server.request('GET', `/api/endpoints/query/${endpoint.token}`);
       assert.equal(Number(counted.body.result[0].n), 50 * (round + 1), `round ${round}: every event is stored once`);
     }
+  } finally {
+    await server.stop({ removeData: true });
+  }
+});
+
+/** Events acknowledged but not yet folded, as /metrics reports them (reading it folds nothing). */
+async function waitingEvents(server: TestServer): Promise<number> {
+  const reply = await server.request('GET', '/metrics');
+  assert.equal(reply.status, 200);
+  const match = /^sawmill_queue_events (\d+)$/m.exec(String(reply.body));
+  assert.ok(match, 'sawmill_queue_events is in /metrics');
+  return Number(match[1]);
+}
+
+test('a quiet server waits the fold interval, not the visibility bound, to fold a few events; a query still reads them at once', async () => {
+  const server = await startTestServer({ foldIntervalMs: 60_000, visibilityMs: 200 });
+  try {
+    const { token, count } = await sourceWithCounter(server, 'quiet.folds');
+    assert.equal((await server.request('POST', `/logs?source=${token}`, { body: events(10, 'quiet') })).status, 200);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    assert.equal(await waitingEvents(server), 10, 'no fold after 7 visibility bounds: a handful of events waits for company');
+    assert.equal(await count(), 10, 'a query folds what was acknowledged before it');
+    assert.equal(await waitingEvents(server), 0);
+  } finally {
+    await server.stop({ removeData: true });
+  }
+});
+
+test('with a live tail open, a quiet server folds within the visibility bound, so the tail shows events promptly', async () => {
+  const server = await startTestServer({ foldIntervalMs: 60_000, visibilityMs: 200 });
+  try {
+    const { token } = await sourceWithCounter(server, 'quiet.tailed');
+    const controller = new AbortController();
+    const response = await fetch(`${server.url}/api/sources/${token}/tail`, { headers: { 'x-api-key': PRIVATE_KEY }, signal: controller.signal });
+    assert.equal(response.status, 200);
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    const seen = async (needle: string, ms: number) => {
+      const deadline = performance.now() + ms;
+      while (!text.includes(needle)) {
+        const left = deadline - performance.now();
+        if (left <= 0) return false;
+        const chunk = await Promise.race([reader.read(), new Promise<undefined>((resolve) => setTimeout(resolve, left))]);
+        if (chunk?.value) text += decoder.decode(chunk.value, { stream: true });
+      }
+      return true;
+    };
+    assert.ok(await seen('event: ready', 5_000), 'the tail is open');
+    assert.equal((await server.request('POST', `/logs?source=${token}`, { body: events(1, 'tailed') })).status, 200);
+    assert.ok(await seen('tailed 0', 5_000), 'the tail shows the event well before the 60 s fold interval');
+    controller.abort();
   } finally {
     await server.stop({ removeData: true });
   }
