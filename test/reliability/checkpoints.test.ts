@@ -69,3 +69,31 @@ test('the console list then a retention change: backups still work, restore, and
   assert.ok(okCheckpoints(metrics) >= 3, metrics);
   assert.equal((await server.request('GET', '/health')).body.status, 'ok');
 });
+
+test('the idle checkpoint: 2 s after the first fold, and after folds that come further apart, 1.5 times their spacing', async () => {
+  const server = await startTestServer({ foldIntervalMs: 60_000 });
+  servers.push(server);
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const token = (await server.request('POST', '/api/sources', { body: { name: 'idle.checkpoints' } })).body.token as string;
+  const foldSome = async (label: string) => {
+    const batch = Array.from({ length: 50 }, (_, i) => ({ message: `${label} ${i}` }));
+    assert.equal((await server.request('POST', `/logs?source=${token}`, { body: { batch } })).status, 200);
+    // A query folds what was acknowledged before it (few events wait).
+    assert.equal((await server.request('GET', `/api/sources/${token}/events?limit=1`)).status, 200);
+    assert.ok((await walBytes(server.dataDir)) > 0, `${label}: the fold is in the WAL`);
+  };
+  const walFoldedWithin = async (ms: number) => {
+    const deadline = Date.now() + ms;
+    while ((await walBytes(server.dataDir)) > 0 && Date.now() < deadline) await sleep(200);
+    return (await walBytes(server.dataDir)) === 0;
+  };
+
+  await foldSome('first');
+  assert.ok(await walFoldedWithin(10_000), 'the first fold of a fresh server is checkpointed once writes pause');
+  await foldSome('second');
+  await sleep(6_000);
+  await foldSome('third');
+  await sleep(4_000);
+  assert.ok((await walBytes(server.dataDir)) > 0, 'folds 6 s apart: no checkpoint 4 s after the last (it waits 1.5 x 6 s)');
+  assert.ok(await walFoldedWithin(20_000), 'and then one comes');
+});
