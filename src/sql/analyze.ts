@@ -400,6 +400,7 @@ class Analyzer {
         const right = recurse(expr.right);
         const comparison = COMPARISON_NAMES[expr.op];
         if (comparison) for (const type of [left, right]) refuseJson(type, `${comparison} is not defined for arguments of type ${describeType(type)}`, expr);
+        if (isScalar(left, 'FLOAT64') || isScalar(right, 'FLOAT64')) expr.floating = true;
         return this.temporalOperator(expr, left, right) ?? binaryType(expr.op, left, right);
       }
       case 'not':
@@ -426,6 +427,7 @@ class Analyzer {
         for (const side of [expr.expr, expr.low, expr.high]) {
           const type = recurse(side);
           refuseJson(type, `BETWEEN is not defined for arguments of type ${describeType(type)}`, expr);
+          if (isScalar(type, 'FLOAT64')) expr.floating = true;
         }
         return scalar('BOOL');
       case 'in_list':
@@ -483,6 +485,7 @@ class Analyzer {
       case 'array': {
         let element: SqlType = UNKNOWN;
         for (const item of expr.elements) element = known(element, recurse(item));
+        if (element.kind === 'array') throw semanticError(`Cannot construct array with element type ${describeType(element)} because nested arrays are not supported`, firstPosition(expr));
         return { kind: 'array', element };
       }
       case 'struct':

@@ -244,13 +244,22 @@ export type Expr =
    * INTERVAL: the operator resolved against its catalog entry (functions/families/interval.ts),
    * which each engine renders instead of its own operator.
    */
-  | { kind: 'binary'; op: BinaryOperator; left: Expr; right: Expr; temporal?: ResolvedCall }
+  | {
+      kind: 'binary';
+      op: BinaryOperator;
+      left: Expr;
+      right: Expr;
+      temporal?: ResolvedCall;
+      /** Set by the analyzer when an operand is a FLOAT64: engines that order NaN or let a quotient overflow to infinity, unlike BigQuery, check for it. */
+      floating?: boolean;
+    }
   | { kind: 'not'; expr: Expr }
   | { kind: 'negate'; expr: Expr; temporal?: ResolvedCall }
   | { kind: 'is'; expr: Expr; test: 'null' | 'true' | 'false'; negated: boolean }
   | { kind: 'distinct_from'; left: Expr; right: Expr; negated: boolean }
   | { kind: 'like'; expr: Expr; pattern: Expr; negated: boolean }
-  | { kind: 'between'; expr: Expr; low: Expr; high: Expr; negated: boolean }
+  /** `floating`: an operand is a FLOAT64 (set by the analyzer), so NaN may take part: BigQuery orders it with nothing. */
+  | { kind: 'between'; expr: Expr; low: Expr; high: Expr; negated: boolean; floating?: boolean }
   | { kind: 'in_list'; expr: Expr; list: Expr[]; negated: boolean }
   | { kind: 'in_subquery'; expr: Expr; query: Query; negated: boolean }
   | { kind: 'in_unnest'; expr: Expr; array: Expr; negated: boolean }

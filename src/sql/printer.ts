@@ -355,7 +355,7 @@ export abstract class SqlPrinter {
     const comparison = COMPARISONS.has(expr.op);
     const left = comparison ? this.comparand(expr.left, expr.right) : this.expr(expr.left);
     const right = comparison ? this.comparand(expr.right, expr.left) : this.expr(expr.right);
-    return this.operator(expr.op, left, right);
+    return this.operator(expr.op, left, right, expr);
   }
 
   /**
@@ -366,7 +366,8 @@ export abstract class SqlPrinter {
     return this.expr(side);
   }
 
-  protected operator(op: ir.BinaryOperator, left: string, right: string): string {
+  /** `source`: the operation printed, for what the analyzer noted on it (its `floating`). */
+  protected operator(op: ir.BinaryOperator, left: string, right: string, _source?: ExprOf<'binary'>): string {
     return `(${left} ${op} ${right})`;
   }
 
@@ -386,7 +387,13 @@ export abstract class SqlPrinter {
   private between(expr: ExprOf<'between'>): string {
     const value = this.expr(expr.expr);
     const bound = (side: ir.Expr) => this.comparand(side, expr.expr, value);
-    return `(${value} ${expr.negated ? 'NOT ' : ''}BETWEEN ${bound(expr.low)} AND ${bound(expr.high)})`;
+    return this.betweenOperator(expr, value, bound(expr.low), bound(expr.high));
+  }
+
+  /** NOT BETWEEN as the negation of BETWEEN, as BigQuery defines it (ClickHouse's NOT BETWEEN is FALSE for NaN, where BETWEEN is FALSE too). */
+  protected betweenOperator(expr: ExprOf<'between'>, value: string, low: string, high: string): string {
+    const test = `(${value} BETWEEN ${low} AND ${high})`;
+    return expr.negated ? `(NOT ${test})` : test;
   }
 
   protected exists(query: ir.Query, negated: boolean): string {
@@ -527,6 +534,12 @@ export function structFieldName(name: string | undefined, index: number): string
  * the engines print numbers): a divisor that needs no division-by-zero check.
  */
 export function isNonZeroNumber(sql: string): boolean {
+  const value = printedNumber(sql);
+  return value !== undefined && value !== 0;
+}
+
+/** The value of a number literal as the printers print it (`12`, `CAST(1.5 AS DOUBLE)`), or undefined. */
+export function printedNumber(sql: string): number | undefined {
   const literal = /^(?:CAST\()?(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)(?: AS DOUBLE\))?$/.exec(sql);
-  return literal !== null && Number(literal[1]) !== 0;
+  return literal === null ? undefined : Number(literal[1]);
 }

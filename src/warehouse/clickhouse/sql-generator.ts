@@ -30,7 +30,7 @@ import type { FunctionName } from '../../sql/functions/index.ts';
 import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
 import { quantilePosition } from '../../sql/quantile-rank.ts';
-import { type ExprOf, type JoinStep, type PlannedFrom, SqlPrinter, isNonZeroNumber, starExpandsUnnestElements, structFieldName, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
+import { type ExprOf, type JoinStep, type PlannedFrom, SqlPrinter, isNonZeroNumber, printedNumber, starExpandsUnnestElements, structFieldName, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
 import { offsetsColumn, planArrayJoins } from './array-join.ts';
 import { extractPart, instantOf, TIME_ZONE_MARK } from './functions/calendar.ts';
 import type { TimeLiteral } from '../../sql/time-literals.ts';
@@ -420,7 +420,7 @@ class ClickHousePrinter extends SqlPrinter {
   }
 
 
-  protected override operator(op: ir.BinaryOperator, left: string, right: string): string {
+  protected override operator(op: ir.BinaryOperator, left: string, right: string, source?: ExprOf<'binary'>): string {
     switch (op) {
       case '^':
         return `bitXor(${left}, ${right})`;
@@ -431,11 +431,15 @@ class ClickHousePrinter extends SqlPrinter {
       case '/':
         // BigQuery's division by zero is an error; ClickHouse gives ±inf or nan. throwIf carries
         // the whole condition: `if` does not keep ClickHouse from evaluating it for every row.
-        if (isNonZeroNumber(right)) return super.operator(op, left, right);
-        return `(${left} / if(${right} = 0 AND ${left} IS NOT NULL, throwIf(${right} = 0 AND ${left} IS NOT NULL, 'division by zero'), ${right}))`;
+        return source?.floating ? withoutOverflow(left, right, this.division(left, right)) : this.division(left, right);
       default:
         return super.operator(op, left, right);
     }
+  }
+
+  private division(left: string, right: string): string {
+    if (isNonZeroNumber(right)) return super.operator('/', left, right);
+    return `(${left} / if(${right} = 0 AND ${left} IS NOT NULL, throwIf(${right} = 0 AND ${left} IS NOT NULL, 'division by zero'), ${right}))`;
   }
 
   /**
@@ -614,6 +618,17 @@ class ClickHousePrinter extends SqlPrinter {
     const values = `if(count(${this.expr(expr.expr)})${this.over(expr.over)} = 0, [], ${this.gk(expr, 'quantilesGK', fractions)})`;
     return isBool(expr) ? `CAST(${values} AS Array(Nullable(Bool)))` : values;
   }
+}
+
+/**
+ * A FLOAT64 quotient of finite values beyond FLOAT64's range is BigQuery's error; ClickHouse makes
+ * it infinite. throwIf gives 0 when it does not raise. A divisor written as a number of at least 1
+ * cannot overflow anything.
+ */
+function withoutOverflow(left: string, right: string, quotient: string): string {
+  const divisor = printedNumber(right);
+  if (divisor !== undefined && Math.abs(divisor) >= 1) return quotient;
+  return `(${quotient} + throwIf(isInfinite(${quotient}) AND isFinite(${left}), 'double overflow'))`;
 }
 
 function containsJson(type: SqlType): boolean {

@@ -16,7 +16,7 @@ import type { TimeLiteral } from '../../sql/time-literals.ts';
 import type * as ir from '../../sql/ir.ts';
 import { invalidSql } from '../../sql/parse.ts';
 import { quantilePosition } from '../../sql/quantile-rank.ts';
-import { type ExprOf, type PlannedFrom, SqlPrinter, isNonZeroNumber, starExpandsUnnestElements, structFieldName, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
+import { type ExprOf, type PlannedFrom, SqlPrinter, printedNumber, starExpandsUnnestElements, structFieldName, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
 import { extractPart } from './functions/calendar.ts';
 import { DUCKDB_FUNCTIONS, isTimestampTz, sourceTimestampRefs } from './functions/index.ts';
 import { intervalText } from './functions/interval.ts';
@@ -280,16 +280,26 @@ class DuckDbPrinter extends SqlPrinter {
     return /^\d+$/.test(text) ? text : `CAST(${text} AS DOUBLE)`;
   }
 
-  protected override operator(op: ir.BinaryOperator, left: string, right: string): string {
+  protected override operator(op: ir.BinaryOperator, left: string, right: string, source?: ExprOf<'binary'>): string {
     if (op === '!=') return `(${left} <> ${right})`;
-    // BigQuery's division by zero is an error (SAFE_DIVIDE is the NULL form); DuckDB gives ±Infinity
-    // or NaN. A divisor written as a number other than 0 needs no check.
-    if (op === '/' && !isNonZeroNumber(right)) {
-      return `(CASE WHEN ${right} = 0 AND ${left} IS NOT NULL THEN error('division by zero: ' || ${left} || ' / ' || ${right}) ELSE ${left} / ${right} END)`;
-    }
+    if (op === '/') return division(left, right, source?.floating === true);
     // `^` is exponentiation in DuckDB, bitwise xor in BigQuery.
     if (op === '^') return `xor(${left}, ${right})`;
     return super.operator(op, left, right);
+  }
+
+  /**
+   * BETWEEN over FLOAT64 values, where NaN may take part: two comparisons as BigQuery makes them.
+   * Bounds written as numbers cannot be NaN, so then only the value is tested, and DuckDB keeps a
+   * plain BETWEEN it can push into a scan.
+   */
+  protected override betweenOperator(expr: ExprOf<'between'>, value: string, low: string, high: string): string {
+    if (!expr.floating) return super.betweenOperator(expr, value, low, high);
+    const test =
+      printedNumber(low) !== undefined && printedNumber(high) !== undefined
+        ? `(${value} BETWEEN ${low} AND ${high} AND NOT isnan(${value}))`
+        : `(${floatComparison('>=', value, low)} AND ${floatComparison('<=', value, high)})`;
+    return expr.negated ? `(NOT ${test})` : test;
   }
 
   protected override likeEscape(pattern: ir.Expr): string {
@@ -396,6 +406,30 @@ class DuckDbPrinter extends SqlPrinter {
  * UNNEST as a FROM item. The alias names a column, not a table, so `m.field` reads a field of
  * the element as in BigQuery (`unnest(x) AS m` would make `m` a table without that column).
  */
+/**
+ * BigQuery's division by zero is an error (SAFE_DIVIDE is the NULL form); DuckDB gives ±Infinity or
+ * NaN. So is a FLOAT64 quotient of finite values beyond FLOAT64's range, which DuckDB makes
+ * infinite. A divisor written as a number other than 0 needs no zero check, one of at least 1 no
+ * overflow check either.
+ */
+function division(left: string, right: string, floating: boolean): string {
+  const divisor = printedNumber(right);
+  const checks: string[] = [];
+  if (divisor === undefined || divisor === 0) checks.push(`WHEN ${right} = 0 AND ${left} IS NOT NULL THEN error('division by zero: ' || ${left} || ' / ' || ${right})`);
+  if (floating && !(divisor !== undefined && Math.abs(divisor) >= 1)) {
+    checks.push(`WHEN isinf(${left} / ${right}) AND isfinite(${left}) THEN error('double overflow: ' || ${left} || ' / ' || ${right})`);
+  }
+  return checks.length === 0 ? `(${left} / ${right})` : `(CASE ${checks.join(' ')} ELSE ${left} / ${right} END)`;
+}
+
+/**
+ * A FLOAT64 comparison as BigQuery makes it: NULL when a side is NULL, else FALSE when a side is
+ * NaN (BigQuery orders NaN with nothing; DuckDB orders it above every number).
+ */
+function floatComparison(op: '<=' | '>=', left: string, right: string): string {
+  return `(CASE WHEN ${left} IS NULL OR ${right} IS NULL THEN NULL WHEN isnan(${left}) OR isnan(${right}) THEN FALSE ELSE ${left} ${op} ${right} END)`;
+}
+
 function unnestItem(array: string, alias: string, offsetAlias: string | undefined, offsets = offsetsOf(array, false)): string {
   const hidden = quoteIdentifier(`_unnest_${alias}`);
   if (!offsetAlias) return `unnest(${array}) AS ${hidden}(${quoteIdentifier(alias)})`;
