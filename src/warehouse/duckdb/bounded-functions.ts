@@ -21,7 +21,9 @@ const tooLong = (start: string, end: string, step: string) =>
 
 export const generateArray: Emitter = (call) => {
   const [start, end, step] = [arg(call, 0), arg(call, 1), optionalArg(call, 2) ?? '1'];
-  return refuseWhen(call, tooLong(start, end, step), tooManyElements('generate_array'), `generate_series(${start}, ${end}, ${step})`);
+  // A zero step is BigQuery's error (NULL when a bound is NULL); DuckDB's generate_series gives [] for it.
+  const series = refuseWhen(call, `${step} = 0 AND ${start} IS NOT NULL AND ${end} IS NOT NULL`, 'Sequence step cannot be 0.', `generate_series(${start}, ${end}, ${step})`);
+  return refuseWhen(call, tooLong(start, end, step), tooManyElements('generate_array'), series);
 };
 
 export const generateTimestampArray: Emitter = (call) => {
