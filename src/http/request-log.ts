@@ -25,7 +25,16 @@ export interface UrlRedaction {
   /** The matched route's pattern (`/api/access-tokens/:token`) and its parameter that may be a key. */
   route?: string | undefined;
   keyParam?: string | undefined;
+  /** At most this many characters of the URL are shown (LOGGED_URL_CHARS unless told). */
+  maxLength?: number;
 }
+
+/**
+ * How much of a request's URL its log line shows: a request line may be 512 KiB
+ * (SAWMILL_MAX_HEADER_BYTES), and a `?sql=` of 100,000 characters is no reason for a log line as
+ * long, twice (the message and `req.url`). What is past it is said by the URL's length.
+ */
+export const LOGGED_URL_CHARS = 2048;
 
 /**
  * A URL with its secrets replaced, before it is logged:
@@ -36,25 +45,48 @@ export interface UrlRedaction {
  *   no longer a key once the line is written, as the request revoked it);
  * - any path segment or query value that is a key, whatever the route (a key sent where a source
  *   name goes, or as `?token=`).
+ * Then cut to `maxLength` characters: each piece is redacted whole before it is cut, so no part of
+ * a key is shown, and no piece past the cut is even looked at (the work is bounded too).
  */
-export function redactUrl(url: string, { isKey, route, keyParam }: UrlRedaction = {}): string {
+export function redactUrl(url: string, { isKey, route, keyParam, maxLength = LOGGED_URL_CHARS }: UrlRedaction = {}): string {
   const queryAt = url.indexOf('?');
   const path = queryAt < 0 ? url : url.slice(0, queryAt);
   const pattern = keyParam && route ? route.split('/') : [];
-  const segments = path.split('/').map((segment, index) => {
-    if (pattern[index] === `:${keyParam}`) return /^\d+$/.test(segment) ? segment : REDACTED;
-    return isKey && mayBeKey(segment) && isKey(decoded(segment)) ? REDACTED : segment;
-  });
-  const redactedPath = segments.join('/');
-  if (queryAt < 0) return redactedPath;
-  const pairs = url.slice(queryAt + 1).split('&').map((pair) => {
+  const shown = new BoundedText(maxLength);
+  const segments = path.split('/');
+  for (let index = 0; index < segments.length && !shown.cut; index++) {
+    const segment = segments[index]!;
+    if (index > 0) shown.add('/');
+    if (pattern[index] === `:${keyParam}`) shown.add(/^\d+$/.test(segment) ? segment : REDACTED);
+    else shown.add(isKey && mayBeKey(segment) && isKey(decoded(segment)) ? REDACTED : segment);
+  }
+  const pairs = queryAt < 0 ? [] : url.slice(queryAt + 1).split('&');
+  for (let index = 0; index < pairs.length && !shown.cut; index++) {
+    const pair = pairs[index]!;
+    shown.add(index === 0 ? '?' : '&');
     const equals = pair.indexOf('=');
     const name = equals < 0 ? pair : pair.slice(0, equals);
     const value = equals < 0 ? '' : pair.slice(equals + 1);
     const namesKey = decoded(name.replaceAll('+', ' ')).toLowerCase().replace(/[^a-z0-9]/g, '') === 'apikey';
-    return namesKey || (isKey && mayBeKey(value) && isKey(decoded(value.replaceAll('+', ' ')))) ? `${name}=${REDACTED}` : pair;
-  });
-  return `${redactedPath}?${pairs.join('&')}`;
+    shown.add(namesKey || (isKey && mayBeKey(value) && isKey(decoded(value.replaceAll('+', ' ')))) ? `${name}=${REDACTED}` : pair);
+  }
+  return shown.cut ? `${shown.text}…[cut: the URL has ${url.length} characters]` : shown.text;
+}
+
+/** Text built piece by piece up to a length: a piece that does not fit is cut, and ends it. */
+class BoundedText {
+  text = '';
+  cut = false;
+  constructor(private readonly maxLength: number) {}
+
+  add(piece: string): void {
+    if (this.cut) return;
+    if (this.text.length + piece.length <= this.maxLength) this.text += piece;
+    else {
+      this.text += piece.slice(0, this.maxLength - this.text.length);
+      this.cut = true;
+    }
+  }
 }
 
 /**

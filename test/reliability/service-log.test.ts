@@ -97,6 +97,28 @@ describe('the log', () => {
     assert.match(lines.at(-1)!, new RegExp(`^${at} INFO  Sawmill stopped$`));
   });
 
+  test('a request line shows at most 2,048 characters of its URL, and no part of a key where it is cut', async () => {
+    const sql = `SELECT id FROM ${'x'.repeat(100_000)}`;
+    // The cut falls inside the key: a URL cut before it is redacted would show its first characters.
+    const filler = `f=${'a'.repeat(2021)}`;
+    const straddling = `/api/sources?${filler}&token=${KEY}`;
+    const { lines, code } = await serviceOutput('long-urls', {}, async (url) => {
+      await get(`${url}/api/endpoints/query/logs.all?sql=${encodeURIComponent(sql)}&api_key=${KEY}`);
+      await get(`${url}${straddling}`);
+    });
+    assert.equal(code, 0);
+    const longest = Math.max(...lines.map((line) => line.length));
+    assert.ok(longest < 5_000, `a line of ${longest} characters`);
+    const requests = lines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { msg: string; req?: { url: string } }).filter((entry) => entry.req);
+    const query = requests.find((entry) => entry.req!.url.startsWith('/api/endpoints/query/logs.all'))!;
+    const fullLength = '/api/endpoints/query/logs.all?sql='.length + encodeURIComponent(sql).length + `&api_key=${KEY}`.length;
+    assert.equal(query.req!.url, `/api/endpoints/query/logs.all?sql=${encodeURIComponent(sql).slice(0, 2048 - 34)}…[cut: the URL has ${fullLength} characters]`);
+    assert.match(query.msg, /^GET \/api\/endpoints\/query\/logs\.all\?sql=SELECT%20id%20FROM%20x+…\[cut: the URL has \d+ characters\] \d{3} in \d+ ms$/);
+    const sources = requests.find((entry) => entry.req!.url.startsWith('/api/sources'))!;
+    assert.equal(sources.req!.url, `/api/sources?${filler}&token=[reda…[cut: the URL has ${straddling.length} characters]`);
+    assert.ok(!lines.join('\n').includes(KEY.slice(0, 5)), 'no part of the key');
+  });
+
   test('an unknown SAWMILL_LOG_FORMAT stops the start with one line', async () => {
     const run = await startToExit({ PORT: String(await freePort()), SAWMILL_DATA_DIR: join(root, 'bad-format'), SAWMILL_LOG_FORMAT: 'text' });
     assert.equal(run.code, 1);
