@@ -401,6 +401,7 @@ class Analyzer {
         const comparison = COMPARISON_NAMES[expr.op];
         if (comparison) for (const type of [left, right]) refuseJson(type, `${comparison} is not defined for arguments of type ${describeType(type)}`, expr);
         if (isScalar(left, 'FLOAT64') || isScalar(right, 'FLOAT64')) expr.floating = true;
+        if (comparison) [expr.left, expr.right] = literalsAsTimes([expr.left, expr.right], [left, right]) as [ir.Expr, ir.Expr];
         return this.temporalOperator(expr, left, right) ?? binaryType(expr.op, left, right);
       }
       case 'not':
@@ -423,19 +424,25 @@ class Analyzer {
         recurse(expr.expr);
         recurse(expr.pattern);
         return scalar('BOOL');
-      case 'between':
-        for (const side of [expr.expr, expr.low, expr.high]) {
+      case 'between': {
+        const types = [expr.expr, expr.low, expr.high].map((side) => {
           const type = recurse(side);
           refuseJson(type, `BETWEEN is not defined for arguments of type ${describeType(type)}`, expr);
           if (isScalar(type, 'FLOAT64')) expr.floating = true;
-        }
+          return type;
+        });
+        [expr.expr, expr.low, expr.high] = literalsAsTimes([expr.expr, expr.low, expr.high], types) as [ir.Expr, ir.Expr, ir.Expr];
         return scalar('BOOL');
-      case 'in_list':
-        for (const side of [expr.expr, ...expr.list]) {
+      }
+      case 'in_list': {
+        const types = [expr.expr, ...expr.list].map((side) => {
           const type = recurse(side);
           refuseJson(type, `IN is not defined for arguments of type ${describeType(type)}`, expr);
-        }
+          return type;
+        });
+        [expr.expr, ...expr.list] = literalsAsTimes([expr.expr, ...expr.list], types) as [ir.Expr, ...ir.Expr[]];
         return scalar('BOOL');
+      }
       case 'in_unnest': {
         const type = recurse(expr.expr);
         recurse(expr.array);
@@ -475,6 +482,7 @@ class Analyzer {
       case 'cast': {
         const from = recurse(expr.expr);
         if (from.kind === 'scalar') expr.from = from.name;
+        if (expr.format) checkCastFormat(expr, from);
         return typeOfName(expr.type);
       }
       case 'extract':
@@ -483,8 +491,10 @@ class Analyzer {
         recurse(expr.value);
         return scalar('INTERVAL');
       case 'array': {
-        let element: SqlType = UNKNOWN;
-        for (const item of expr.elements) element = known(element, recurse(item));
+        const types = expr.elements.map((item) => recurse(item));
+        expr.elements = literalsAsTimes(expr.elements, types);
+        const typed = types.reduce<SqlType>((found, type, index) => (expr.elements[index]!.kind === 'string' ? found : known(found, type)), UNKNOWN);
+        const element = typed.kind === 'unknown' ? types.reduce(known, UNKNOWN) : typed;
         if (element.kind === 'array') throw semanticError(`Cannot construct array with element type ${describeType(element)} because nested arrays are not supported`, firstPosition(expr));
         return { kind: 'array', element };
       }
@@ -911,7 +921,32 @@ function typeOfName(type: ir.TypeName): SqlType {
   return { kind: 'struct', fields: type.struct.map((field, index) => ({ name: field.name ?? `_field_${index + 1}`, type: typeOfName(field.type) })) };
 }
 
+const FORMATTED_TO_STRING: ReadonlySet<ir.ScalarTypeName> = new Set(['BYTES', 'DATE', 'DATETIME', 'TIME', 'TIMESTAMP', 'INT64', 'NUMERIC', 'BIGNUMERIC', 'FLOAT64']);
+
+/** The casts that take FORMAT (BigQuery's "Format clause for CAST"), and AT TIME ZONE only with a TIMESTAMP. */
+function checkCastFormat(expr: Extract<ir.Expr, { kind: 'cast' }>, from: SqlType): void {
+  const to = typeof expr.type === 'string' ? expr.type : undefined;
+  const source = from.kind === 'scalar' ? from.name : from.kind === 'unknown' ? undefined : describeType(from);
+  const allowed =
+    to === 'STRING' ? source === undefined || FORMATTED_TO_STRING.has(source as ir.ScalarTypeName) : to !== undefined && ['BYTES', 'DATE', 'DATETIME', 'TIME', 'TIMESTAMP'].includes(to) && (source === undefined || source === 'STRING');
+  if (!allowed) throw semanticError(`FORMAT is not allowed in a CAST from ${source ?? 'this value'} to ${to ?? describeType(typeOfName(expr.type))}`);
+  if (expr.format?.zone !== undefined && !((to === 'STRING' && source === 'TIMESTAMP') || (to === 'TIMESTAMP' && source !== 'TIMESTAMP'))) {
+    throw semanticError('AT TIME ZONE in a CAST … FORMAT is only allowed for a TIMESTAMP');
+  }
+}
+
 const TEMPORAL_TYPES: ReadonlySet<ir.ScalarTypeName> = new Set(['DATE', 'DATETIME', 'TIME', 'TIMESTAMP', 'INTERVAL']);
+
+/**
+ * Values compared or gathered together (`=`, BETWEEN, IN, an array's elements): BigQuery reads a
+ * string literal among DATE, DATETIME, TIME or TIMESTAMP values as one of that type
+ * (TIME '10:00:00' BETWEEN '09:00:00' AND '11:00:00'), so it becomes a literal of it here.
+ */
+function literalsAsTimes(exprs: readonly ir.Expr[], types: readonly SqlType[]): ir.Expr[] {
+  const time = types.find((type, index) => exprs[index]!.kind !== 'string' && type.kind === 'scalar' && TEMPORAL_TYPES.has(type.name) && type.name !== 'INTERVAL');
+  if (time?.kind !== 'scalar') return [...exprs];
+  return exprs.map((expr) => (expr.kind === 'string' ? { kind: 'typed_literal', type: time.name, value: expr.value } : expr));
+}
 const isTemporal = (type: SqlType) => type.kind === 'scalar' && TEMPORAL_TYPES.has(type.name);
 const isScalar = (type: SqlType, name: ir.ScalarTypeName) => type.kind === 'scalar' && type.name === name;
 

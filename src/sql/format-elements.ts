@@ -32,18 +32,34 @@ export type NumberField =
   | 'isoyear2'
   | 'iso_dayofyear'
   | 'quarter'
-  | 'epoch_seconds';
+  | 'epoch_seconds'
+  /** CAST … FORMAT's: YYY, Y, the thousands of Y,YYY, D (1 = Sunday), SSSSS. */
+  | 'year_last3'
+  | 'year_last1'
+  | 'year_thousands'
+  | 'weekday_sunday1'
+  | 'seconds_of_day';
+
+/** CAST … FORMAT's case matching of names (`MON`, `Mon`, `mon`). */
+export type Casing = 'upper' | 'lower' | 'capitalized';
 
 export type FormatPiece =
   | { kind: 'text'; text: string }
   /** A number; `width` 0 writes it as it is, else padded on the left with `pad`. */
   | { kind: 'number'; field: NumberField; width: number; pad: '0' | ' '; element: string }
-  | { kind: 'name'; name: 'weekday' | 'weekday_short' | 'month' | 'month_short'; element: string }
-  | { kind: 'meridiem'; lower: boolean; element: string }
-  /** The second's fraction: `digits` digits, or all of them without trailing zeros (`'*'`), after a dot (`dot`). */
-  | { kind: 'fraction'; digits: number | '*'; dot: boolean }
-  /** The zone's offset: `+0530`, or `+05:30` with `colon`. */
-  | { kind: 'offset'; colon: boolean }
+  | { kind: 'name'; name: 'weekday' | 'weekday_short' | 'month' | 'month_short'; element: string; casing?: Casing }
+  /** AM/PM (am/pm with `lower`), A.M./P.M. with `dots`. */
+  | { kind: 'meridiem'; lower: boolean; dots?: boolean; element: string }
+  /**
+   * The second's fraction: `digits` digits, or all of them without trailing zeros (`'*'`), or
+   * three or six digits, as few as hold it (`'3|6'`, CAST's form), after a dot (`dot`).
+   */
+  | { kind: 'fraction'; digits: number | '*' | '3|6'; dot: boolean }
+  /**
+   * The zone's offset: `+0530`, or `+05:30` with `colon`, or `+05:30` and `+05` (`short`: CAST's
+   * form); or only its signed hours (`+05`) or its minutes (`30`), CAST … FORMAT's TZH and TZM.
+   */
+  | { kind: 'offset'; colon: boolean; short?: boolean; part?: 'hours' | 'minutes' }
   /** BigQuery's zone name: `UTC`, `UTC+5`, `UTC+0530`. */
   | { kind: 'zone' };
 
@@ -104,6 +120,27 @@ const SIMPLE: Record<string, FormatPiece> = {
   n: { kind: 'text', text: '\n' },
   t: { kind: 'text', text: '\t' },
 };
+
+/**
+ * The text CAST(value AS STRING) writes (ZetaSQL's ConvertTimestampToStringWithTruncation and kin):
+ * `YYYY-MM-DD`, `HH:MM:SS[.fff|.ffffff]`, the two joined by a space, a TIMESTAMP's zone as `+00`
+ * or `+05:30`.
+ */
+export function canonicalPieces(type: TimeType): FormatPiece[] {
+  const date: FormatPiece[] = [number('year', 4, 'E4Y'), { kind: 'text', text: '-' }, number('month', 2, 'm'), { kind: 'text', text: '-' }, number('day', 2, 'd')];
+  const clock: FormatPiece[] = [
+    number('hour', 2, 'H'),
+    { kind: 'text', text: ':' },
+    number('minute', 2, 'M'),
+    { kind: 'text', text: ':' },
+    number('second', 2, 'S'),
+    { kind: 'fraction', digits: '3|6', dot: true },
+  ];
+  if (type === 'DATE') return date;
+  if (type === 'TIME') return clock;
+  const datetime: FormatPiece[] = [...date, { kind: 'text', text: ' ' }, ...clock];
+  return type === 'DATETIME' ? datetime : [...datetime, { kind: 'offset', colon: true, short: true }];
+}
 
 /** The pieces FORMAT_<type>(format, value) writes, in order; adjacent text joined. */
 export function formatPieces(format: string, type: TimeType): FormatPiece[] {
@@ -215,7 +252,14 @@ export type ParseField =
   | 'quarter'
   | 'epoch_seconds'
   | 'offset'
-  | 'zone';
+  | 'zone'
+  /** CAST … FORMAT's: YYY, YY, RR, Y, Y,YYY's thousands, SSSSS. */
+  | 'year_last3'
+  | 'year_last2'
+  | 'year_rr'
+  | 'year_last1'
+  | 'year_thousands'
+  | 'seconds_of_day';
 
 /**
  * How a value is assembled from a parse pattern's groups (1-based group numbers), decided from the
@@ -236,8 +280,20 @@ export interface ParsePlan {
    * regular expression would backtrack into another split). The run's length must fit.
    */
   runs: Array<{ capture: number; min: number; max: number }>;
-  /** The year: a group holding it, or a two-digit year with a century (a group, or 19/20 by the year). */
-  year: { group: number } | { year2?: number; century?: number } | undefined;
+  /**
+   * The year: a group holding it (and the thousands of Y,YYY), or a two-digit year with a century
+   * (a group, or 19/20 by the year); CAST … FORMAT's last digits of the current year's (YYY, YY,
+   * Y) or RR's century rule.
+   */
+  year: { group: number; thousands?: number } | { year2?: number; century?: number } | { lastDigits: number; digits: number } | { rr: number } | undefined;
+  /** Fields the text leaves out: 1970-01-01 (PARSE_*) or the current year and month, day 1 (CAST … FORMAT). */
+  defaults?: 'today';
+  /** CAST … FORMAT's FFn: the fraction rounded to n digits. */
+  fractionDigits?: number;
+  /** CAST … FORMAT's TZH (sign and hours) and TZM groups, and SSSSS's. */
+  offsetHours?: number;
+  offsetMinutes?: number;
+  secondsOfDay?: number;
   month: { group: number; name: boolean } | { quarter: number } | undefined;
   day: { group: number } | { quarter: number } | undefined;
   /** A day of the year (with the year), or a week of the year counted from Sundays or Mondays. */
@@ -568,6 +624,32 @@ function resolveDateElements(
   plan.week = { group: week.group, startsMonday: week.letter === 'W' };
 }
 
+/**
+ * The text CAST(text AS DATE | DATETIME | TIME) reads, as a parse plan (ZetaSQL's
+ * ParseStringToDatetimeParts): `YYYY-[M]M-[D]D`, then ` `, `T` or `t` and `[H]H:[M]M:[S]S[.F]`
+ * (up to nine digits, microseconds kept) for a DATETIME (the time may be left out), the time alone for a TIME. A leap
+ * second (`:60`) is the next minute's first.
+ */
+export function castTextPlan(type: 'DATE' | 'DATETIME' | 'TIME'): ParsePlan {
+  const date = '(\\d{4,5})-(\\d{1,2})-(\\d{1,2})';
+  const clock = '(\\d{1,2}):(\\d{1,2}):(\\d{1,2})(?:\\.(\\d{1,9}))?';
+  const fields: ParseField[] = type === 'DATE' ? ['year', 'month', 'day'] : type === 'TIME' ? ['hour', 'minute', 'second', 'fraction'] : ['year', 'month', 'day', 'hour', 'minute', 'second', 'fraction'];
+  const pattern = type === 'DATE' ? `^${date}$` : type === 'TIME' ? `^${clock}$` : `^${date}(?:[ Tt]${clock})?$`;
+  const at = (field: ParseField) => fields.indexOf(field) + 1;
+  const plan: ParsePlan = {
+    pattern,
+    captures: fields.length,
+    groups: fields,
+    texts: fields.map((_, index) => ({ capture: index + 1 })),
+    runs: [],
+    year: type === 'TIME' ? undefined : { group: at('year') },
+    month: type === 'TIME' ? undefined : { group: at('month'), name: false },
+    day: type === 'TIME' ? undefined : { group: at('day') },
+  };
+  if (type !== 'DATE') Object.assign(plan, { hour: { group: at('hour'), twelveHour: false }, minute: at('minute'), second: at('second'), fraction: at('fraction') });
+  return plan;
+}
+
 // ---- assembling a parsed value -----------------------------------------------------------------
 
 /** How an engine reads the groups of a parse pattern's match and does the few things SQL spells differently. */
@@ -582,6 +664,9 @@ export interface ParseDialect {
   prefix3(text: string): string;
   /** A string literal. */
   quote(text: string): string;
+  /** The current year and month (CAST … FORMAT's defaults), as INT64s. */
+  currentYear: string;
+  currentMonth: string;
 }
 
 /** A parsed value as SQL, for the engine to turn into its type. */
@@ -620,6 +705,12 @@ const FIELD_RANGES: Partial<Record<ParseField, [number, number]>> = {
   iso_dayofyear: [1, 371],
   isoyear: [0, 99999],
   isoyear2: [0, 99],
+  year_last3: [0, 999],
+  year_last2: [0, 99],
+  year_rr: [0, 99],
+  year_last1: [0, 9],
+  year_thousands: [0, 99],
+  seconds_of_day: [0, 86399],
   quarter: [1, 4],
   weekday_monday1: [1, 7],
   weekday_sunday0: [0, 6],
@@ -635,8 +726,8 @@ export function assembleParse(plan: ParsePlan, type: TimeType, dialect: ParseDia
   const sql: ParseDialect = { ...dialect, group: textOf };
   const int = (group: number) => sql.integer(sql.group(group));
   const mod = (value: string, divisor: number) => `(((${value}) % ${divisor} + ${divisor}) % ${divisor})`;
-  const year = yearOf(plan, int);
-  const month = plan.month === undefined ? '1' : 'quarter' in plan.month ? `((${int(plan.month.quarter)} - 1) * 3 + 1)` : plan.month.name ? monthNumber(sql.prefix3(sql.group(plan.month.group))) : int(plan.month.group);
+  const year = yearOf(plan, int, plan.defaults === 'today' ? dialect.currentYear : '1970');
+  const month = plan.month === undefined ? (plan.defaults === 'today' ? dialect.currentMonth : '1') : 'quarter' in plan.month ? `((${int(plan.month.quarter)} - 1) * 3 + 1)` : plan.month.name ? monthNumber(sql.prefix3(sql.group(plan.month.group))) : int(plan.month.group);
   const day = plan.day === undefined || 'quarter' in plan.day ? '1' : int(plan.day.group);
   const daysFromCivil = (y: string, m: string, d: string) => {
     const shifted = `(${y} - CASE WHEN ${m} <= 2 THEN 1 ELSE 0 END)`;
@@ -676,10 +767,15 @@ export function assembleParse(plan: ParsePlan, type: TimeType, dialect: ParseDia
     checks.splice(0, 2, `${dayOfYear} <= ${isoDays(iso)}`);
   }
 
-  const hour = plan.hour === undefined ? '0' : plan.hour.twelveHour ? `(${int(plan.hour.group)} % 12 + CASE WHEN ${plan.meridiem !== undefined ? `${sql.prefix3(sql.group(plan.meridiem))} = 'pm'` : 'FALSE'} THEN 12 ELSE 0 END)` : int(plan.hour.group);
-  const clock = [hour, plan.minute === undefined ? '0' : int(plan.minute), plan.second === undefined ? '0' : int(plan.second)];
-  const fraction = plan.fraction === undefined ? '0' : `coalesce(${sql.integer(`substr(${sql.group(plan.fraction)} || '000000', 1, 6)`)}, 0)`;
-  const microsOfDay = `(((${clock[0]} * 60 + ${clock[1]}) * 60 + ${clock[2]}) * 1000000 + ${fraction})`;
+  // A clock part a match may leave out (DATETIME text without its time) counts as 0.
+  const clockPart = (group: number) => `coalesce(${int(group)}, 0)`;
+  const hour = plan.hour === undefined ? '0' : plan.hour.twelveHour ? `(${int(plan.hour.group)} % 12 + CASE WHEN ${plan.meridiem !== undefined ? `${sql.prefix3(sql.group(plan.meridiem))} LIKE 'p%'` : 'FALSE'} THEN 12 ELSE 0 END)` : clockPart(plan.hour.group);
+  const clock = [hour, plan.minute === undefined ? '0' : clockPart(plan.minute), plan.second === undefined ? '0' : clockPart(plan.second)];
+  const fractionText = plan.fraction === undefined ? undefined : sql.group(plan.fraction);
+  // FFn: the digits read, rounded to n (then to microseconds); PARSE_*'s %E#S: the first six.
+  const fraction = fractionText === undefined ? '0' : plan.fractionDigits !== undefined ? roundedFraction(sql, fractionText, plan.fractionDigits) : `coalesce(${sql.integer(`substr(${fractionText} || '000000', 1, 6)`)}, 0)`;
+  const clockMicros = plan.secondsOfDay !== undefined ? `${int(plan.secondsOfDay)} * 1000000` : `((${clock[0]} * 60 + ${clock[1]}) * 60 + ${clock[2]}) * 1000000`;
+  const microsOfDay = `(${clockMicros} + ${fraction})`;
 
   const inRange = plan.groups.flatMap((field, index) => {
     const range = FIELD_RANGES[field];
@@ -697,15 +793,40 @@ export function assembleParse(plan: ParsePlan, type: TimeType, dialect: ParseDia
     const minutes = `coalesce(${sql.integer(`substr(replace(${text}, ':', ''), 4, 2)`)}, 0)`;
     parts.offsetMinutes = `(CASE WHEN ${text} = 'Z' THEN 0 ELSE (CASE WHEN substr(${text}, 1, 1) = '-' THEN -1 ELSE 1 END) * (${sql.integer(`substr(${text}, 2, 2)`)} * 60 + ${minutes}) END)`;
   }
+  if (plan.offsetHours !== undefined) {
+    // TZH's sign (a space is +) applies to TZM's minutes too.
+    const hours = sql.group(plan.offsetHours);
+    const sign = `(CASE WHEN substr(${hours}, 1, 1) = '-' THEN -1 ELSE 1 END)`;
+    const minutes = plan.offsetMinutes === undefined ? '0' : int(plan.offsetMinutes);
+    parts.offsetMinutes = `(${sign} * (${sql.integer(`trim(substr(${hours}, 2))`)} * 60 + ${minutes}))`;
+  }
   if (plan.zone !== undefined) parts.zoneName = sql.group(plan.zone);
   if (plan.epochSeconds !== undefined) parts.epochSeconds = int(plan.epochSeconds);
   return parts;
 }
 
-function yearOf(plan: ParsePlan, int: (group: number) => string): string {
+/** FFn: up to nine digits read, rounded half up to n digits, as microseconds. */
+function roundedFraction(sql: ParseDialect, text: string, digits: number): string {
+  const nanos = sql.integer(`substr(${text} || '000000000', 1, 9)`);
+  const rounded = sql.floorDivide(`${nanos} + ${5 * 10 ** (8 - digits)}`, String(10 ** (9 - digits)));
+  const micros = digits <= 6 ? `${rounded} * ${10 ** (6 - digits)}` : sql.floorDivide(rounded, String(10 ** (digits - 6)));
+  return `coalesce(${micros}, 0)`;
+}
+
+function yearOf(plan: ParsePlan, int: (group: number) => string, missing: string): string {
   const year = plan.year;
-  if (year === undefined) return '1970';
-  if ('group' in year) return int(year.group);
+  if (year === undefined) return missing;
+  if ('group' in year) return year.thousands === undefined ? int(year.group) : `(${int(year.thousands)} * 1000 + ${int(year.group)})`;
+  if ('lastDigits' in year) {
+    const power = 10 ** year.digits;
+    return `(${missing} - ${missing} % ${power} + ${int(year.lastDigits)})`;
+  }
+  if ('rr' in year) {
+    // RR: a year in the current century's half of the input's, else in the neighbouring century.
+    const two = int(year.rr);
+    const base = `(${missing} - ${missing} % 100)`;
+    return `(${base} + ${two} + CASE WHEN ${two} < 50 AND ${missing} % 100 >= 50 THEN 100 WHEN ${two} >= 50 AND ${missing} % 100 < 50 THEN -100 ELSE 0 END)`;
+  }
   const twoDigits = year.year2 === undefined ? '0' : int(year.year2);
   const century = year.century !== undefined ? int(year.century) : year.year2 !== undefined ? `(CASE WHEN ${twoDigits} < 69 THEN 20 ELSE 19 END)` : '19';
   return `(${century} * 100 + ${twoDigits})`;

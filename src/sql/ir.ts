@@ -267,8 +267,12 @@ export type Expr =
   | { kind: 'subquery'; query: Query }
   | { kind: 'array_subquery'; query: Query }
   | { kind: 'case'; operand?: Expr; whens: Array<{ when: Expr; then: Expr }>; else?: Expr }
-  /** `from`: the BigQuery type of `expr`, when the analyzer knows it (an engine may convert differently per source type). */
-  | { kind: 'cast'; expr: Expr; type: TypeName; safe: boolean; from?: ScalarTypeName }
+  /**
+   * `from`: the BigQuery type of `expr`, when the analyzer knows it (an engine may convert
+   * differently per source type). `format`: CAST … FORMAT's model (a literal) and its AT TIME
+   * ZONE zone, read by each engine through cast-formats.ts.
+   */
+  | { kind: 'cast'; expr: Expr; type: TypeName; safe: boolean; from?: ScalarTypeName; format?: { model: string; zone?: string } }
   /**
    * EXTRACT(part FROM x): `weekStart` for WEEK(<weekday>) (lower case); `from`: the type of `x`,
    * set by the analyzer.

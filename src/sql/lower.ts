@@ -44,6 +44,7 @@ import { semanticError } from './analyze.ts';
 import { closestName } from './catalog.ts';
 import { BIGQUERY_FUNCTIONS, datePartPositions, enumPositions, lookupFunction, outOfScopeFamily, type Clause, type FunctionEntry } from './functions/index.ts';
 import type * as ir from './ir.ts';
+import { readIntervalText } from './interval-text.ts';
 import { parameterName } from './parameters.ts';
 import { jsonText, JsonSyntaxError, parseJson } from './json/value.ts';
 import { invalidSql, syntaxNotes } from './parse.ts';
@@ -1078,13 +1079,27 @@ export class Lowering {
   protected cast(ast: ExprVariants['Cast'], scope: Scope): ir.Expr {
     // `x::type` is Postgres syntax, but Supabase Studio sends it (`event_message::text`): a CAST.
     if (ast.kind === 'TryCast') throw invalidSql('TRY_CAST is not BigQuery syntax; use SAFE_CAST', positionOf(ast));
-    this.refuseIfPresent(ast.format, 'CAST … FORMAT');
     const type = this.typeName(ast.data_type, ast);
     const value = this.expr(ast.expr, scope);
+    const format = this.castFormat(ast.format, ast);
+    if (format) return { kind: 'cast', expr: value, type, safe: ast.kind === 'SafeCast', format };
     // A literal array or struct cast to a type (what `ARRAY<T>[…]` becomes, preparse.ts) is
     // built with that type element by element, as BigQuery types a literal.
     if (ast.kind === 'Cast' && typeof type !== 'string' && (value.kind === 'array' || value.kind === 'struct')) return typedValue(value, type);
     return { kind: 'cast', expr: value, type, safe: ast.kind === 'SafeCast' };
+  }
+
+  /** CAST … FORMAT 'model' [AT TIME ZONE 'zone']: both string literals. */
+  protected castFormat(format: unknown, node: unknown): { model: string; zone?: string } | undefined {
+    if (format === undefined || format === null) return undefined;
+    const wrapped = format as { Value?: { value: AstValue }; ValueAtTimeZone?: [{ value: AstValue }, { value: AstValue }] };
+    const [model, zone] = wrapped.Value ? [wrapped.Value, undefined] : (wrapped.ValueAtTimeZone ?? []);
+    const text = (value: { value: AstValue } | undefined) => {
+      const literal = value ? this.value(value.value, node) : undefined;
+      if (literal?.kind !== 'string') throw invalidSql('CAST … FORMAT takes its format (and AT TIME ZONE its zone) as a string literal', positionOf(node));
+      return literal.value;
+    };
+    return { model: text(model), ...(zone ? { zone: text(zone) } : {}) };
   }
 
   protected structFields(fields: AstStructField[], node: unknown): ir.StructFieldType[] {
@@ -1114,6 +1129,7 @@ export class Lowering {
       Datetime: 'DATETIME',
       Date: 'DATE',
       JSON: 'JSON',
+      Interval: 'INTERVAL',
     };
     const scalar = scalars[key];
     if (scalar) return scalar;
@@ -1135,13 +1151,33 @@ export class Lowering {
   }
 
   protected interval(ast: ExprVariants['Interval'], scope: Scope): ir.Expr {
-    if (ast.last_field !== undefined) throw invalidSql('INTERVAL … TO … ranges are not supported', positionOf(ast));
     if (ast.leading_field === undefined) throw invalidSql('INTERVAL needs a unit (INTERVAL n HOUR)', positionOf(ast));
     const unit = this.datePartOf(ast.leading_field, ast);
+    const text = 'Value' in ast.value && typeof ast.value.Value.value === 'object' ? this.value(ast.value.Value.value, ast) : undefined;
+    if (ast.last_field !== undefined || text?.kind === 'string') return this.intervalText(ast, unit, text);
     if (unit === 'date' || unit === 'dayofweek' || unit === 'dayofyear' || unit === 'isoweek' || unit === 'isoyear') {
       throw invalidSql(`INTERVAL unit ${unit.toUpperCase()} is not supported`, positionOf(ast));
     }
     return { kind: 'interval', value: this.expr(ast.value, scope), unit };
+  }
+
+  /**
+   * `INTERVAL '1-2 3 4:5:6' YEAR TO SECOND` and `INTERVAL '10' DAY`: the text is read now
+   * (interval-text.ts); a whole count of one part stays `INTERVAL n part`, what DATE_ADD takes.
+   */
+  protected intervalText(ast: ExprVariants['Interval'], unit: ir.DatePart, text: ir.Expr | undefined): ir.Expr {
+    if (text?.kind !== 'string') throw invalidSql('an INTERVAL with a range of parts is written as a string literal', positionOf(ast));
+    const last = ast.last_field !== undefined ? this.datePartOf(ast.last_field, ast) : unit;
+    const parts = readIntervalText(text.value, unit, last);
+    if (!parts) throw semanticError(`Invalid interval literal '${text.value}'`, positionOf(ast));
+    const single = /^[+-]?\d+$/.exec(text.value.trim());
+    if (last === unit && single) {
+      const count = Number(text.value.trim());
+      const number: ir.Expr = { kind: 'number', text: String(Math.abs(count)) };
+      return { kind: 'interval', value: count < 0 ? { kind: 'negate', expr: number } : number, unit };
+    }
+    const literal = (value: number | bigint): ir.Expr => (value < 0 ? { kind: 'negate', expr: { kind: 'number', text: String(-value) } } : { kind: 'number', text: String(value) });
+    return { kind: 'call', fn: 'interval_parts', args: [literal(parts.months), literal(parts.days), literal(parts.micros)], distinct: false };
   }
 
   /** Date parts arrive as strings (`"Hour"`), one-key objects (`{Week: …}`) or identifiers. */

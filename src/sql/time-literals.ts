@@ -44,8 +44,8 @@ function readTime(text: string): { rest: string; hour: number; minute: number; s
   if (!match) return undefined;
   const [hour, minute, second] = [Number(match[1]), Number(match[2]), Number(match[3])];
   const fraction = match[4] ?? '';
-  // More than six digits only when the rest are zeros (TIMESTAMP keeps microseconds).
-  if (hour > 23 || minute > 59 || second > 60 || /[1-9]/.test(fraction.slice(6))) return undefined;
+  // Up to nine digits, as BigQuery reads them; past microseconds they are dropped.
+  if (hour > 23 || minute > 59 || second > 60) return undefined;
   const micros = second === 60 ? 0 : Number(fraction.slice(0, 6).padEnd(6, '0'));
   return { rest: text.slice(match[0].length), hour, minute, second, micros };
 }

@@ -33,6 +33,7 @@ import { quantilePosition } from '../../sql/quantile-rank.ts';
 import { type ExprOf, type JoinStep, type PlannedFrom, SqlPrinter, isNonZeroNumber, printedNumber, starExpandsUnnestElements, structFieldName, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
 import { offsetsColumn, planArrayJoins } from './array-join.ts';
 import { extractPart, instantOf, TIME_ZONE_MARK } from './functions/calendar.ts';
+import { castSql } from './functions/casts.ts';
 import type { TimeLiteral } from '../../sql/time-literals.ts';
 import { CLICKHOUSE_FUNCTIONS, SAFE_FUNCTIONS } from './functions/index.ts';
 import { intervalLiteral, intervalText } from './functions/interval.ts';
@@ -499,8 +500,16 @@ class ClickHousePrinter extends SqlPrinter {
     // ClickHouse arrays cannot be NULL: a NULL ARRAY is the empty one, as BigQuery's results give it.
     if (expr.expr.kind === 'null' && typeof expr.type === 'object' && 'array' in expr.type) return `CAST([] AS ${type})`;
     if (expr.expr.kind === 'null') return `CAST(NULL AS ${typeof expr.type === 'string' ? `Nullable(${type})` : type})`;
+    // A string literal as a date or time is read when the query is translated.
+    if (expr.expr.kind === 'string' && !expr.format && typeof expr.type === 'string' && ['DATE', 'DATETIME', 'TIME', 'TIMESTAMP'].includes(expr.type)) {
+      const literal = castSql(expr, { value: '', printTimeLiteral: (time) => this.printTimeLiteral(time) });
+      if (literal !== undefined) return literal;
+    }
     const value = this.expr(expr.expr);
     if (typeof expr.type !== 'string') return `CAST(${value} AS ${type})`;
+    // Date and time text, TIME, INTERVAL text, hexadecimal INT64 text, FORMAT: BigQuery's rules (functions/casts.ts).
+    const special = castSql(expr, { value, printTimeLiteral: (literal) => this.printTimeLiteral(literal) });
+    if (special !== undefined) return special;
     // A TIMESTAMP's wall clock in UTC: CAST to a DateTime64 without zone keeps the value's 'UTC',
     // which results read as a TIMESTAMP again.
     if (expr.type === 'DATETIME' && expr.from === 'TIMESTAMP') return `toDateTime64(toString(${value}, 'UTC'), 6)`;

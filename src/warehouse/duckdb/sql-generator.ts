@@ -18,6 +18,7 @@ import { invalidSql } from '../../sql/parse.ts';
 import { quantilePosition } from '../../sql/quantile-rank.ts';
 import { type ExprOf, type PlannedFrom, SqlPrinter, printedNumber, starExpandsUnnestElements, structFieldName, type UnnestRelation, type UnnestStep } from '../../sql/printer.ts';
 import { extractPart } from './functions/calendar.ts';
+import { castSql } from './functions/casts.ts';
 import { DUCKDB_FUNCTIONS, isTimestampTz, sourceTimestampRefs } from './functions/index.ts';
 import { intervalText } from './functions/interval.ts';
 
@@ -253,16 +254,14 @@ class DuckDbPrinter extends SqlPrinter {
 
   protected override cast(expr: ExprOf<'cast'>): string {
     // Text and bytes convert as UTF-8 (DuckDB's VARCHAR -> BLOB cast reads escapes, and refuses non-ASCII).
-    if (expr.type === 'BYTES' && expr.from === 'STRING') return `encode(${this.expr(expr.expr)})`;
-    if (expr.type === 'STRING' && expr.from === 'BYTES') return `decode(${this.expr(expr.expr)})`;
+    if (expr.type === 'BYTES' && expr.from === 'STRING' && !expr.format) return `encode(${this.expr(expr.expr)})`;
+    if (expr.type === 'STRING' && expr.from === 'BYTES' && !expr.format) return `decode(${this.expr(expr.expr)})`;
     // BigQuery rounds a FLOAT64 half away from zero (as round() does); DuckDB's cast rounds half to even.
     if (expr.type === 'INT64' && expr.from === 'FLOAT64') return `${expr.safe ? 'TRY_CAST' : 'CAST'}(round(${this.expr(expr.expr)}) AS ${this.type('INT64')})`;
-    if (expr.type !== 'STRING' || !(expr.from === 'TIMESTAMP' || isTimestampTz(expr.expr))) return super.cast(expr);
-    // BigQuery writes a TIMESTAMP's fraction with 3 or 6 digits (.100+00); DuckDB trims zeros (.1+00).
-    const text = super.cast(expr);
-    const fraction = `regexp_extract(${text}, '\\.(\\d+)', 1)`;
-    const padded = `rpad(${fraction}, CASE WHEN length(${fraction}) <= 3 THEN 3 ELSE 6 END, '0')`;
-    return `regexp_replace(${text}, '\\.\\d+', '.' || ${padded})`;
+    // Date and time text, INTERVAL text, hexadecimal INT64 text, FORMAT: BigQuery's rules (functions/casts.ts).
+    const from = expr.from ?? (expr.type === 'STRING' && isTimestampTz(expr.expr) ? 'TIMESTAMP' : undefined);
+    const special = castSql({ ...expr, ...(from ? { from } : {}) }, { value: this.expr(expr.expr), printTimeLiteral: (literal) => this.printTimeLiteral(literal) });
+    return special ?? super.cast(expr);
   }
 
   protected override printTimeLiteral(literal: TimeLiteral): string {

@@ -55,7 +55,8 @@ function dateSeries(call: CallParts): string {
   const dates = months === undefined ? `arrayMap(__step -> ${start} + toInterval${unit}(__step * ${count}), range(${candidates}))` : monthSteps(start, `${count} * ${months}`, candidates);
   const series = `arrayFilter(__day -> if(${count} > 0, __day <= ${end}, __day >= ${end}), ${dates})`;
   const zeroStep = guarded(call, `${count} = 0`, 'GENERATE_DATE_ARRAY step cannot be 0', series);
-  return guarded(call, `${count} <> 0 AND ${candidates} > ${MAX_GENERATED_ARRAY_ELEMENTS + 1}`, tooManyElements('generate_date_array'), zeroStep);
+  // The guards' error branch makes the type a Variant, which ARRAY JOIN (UNNEST) refuses: cast back.
+  return `CAST(${guarded(call, `${count} <> 0 AND ${candidates} > ${MAX_GENERATED_ARRAY_ELEMENTS + 1}`, tooManyElements('generate_date_array'), zeroStep)} AS Array(Nullable(Date32)))`;
 }
 
 /**

@@ -5,12 +5,14 @@
  * value. The session reads formatDateTime's %M as minutes (formatdatetime_parsedatetime_m_is_month_name=0).
  */
 
-import { assembleParse, formatPieces, parsePlan, type FormatPiece, type NumberField, type ParseDialect, type TimeType } from '../../../sql/format-elements.ts';
+import { assembleParse, formatPieces, parsePlan, type FormatPiece, type NumberField, type ParseDialect, type ParsePlan, type TimeType } from '../../../sql/format-elements.ts';
 import { quoted as quoteString } from './shared.ts';
 import { floorDivide } from './calendar.ts';
 
 /** formatDateTime's specifier for a piece it writes as BigQuery does, if it does. */
 function nativeCode(piece: FormatPiece): string | undefined {
+  if (piece.kind === 'name' && piece.casing !== undefined && piece.casing !== 'capitalized') return undefined;
+  if (piece.kind === 'meridiem' && piece.dots) return undefined;
   if (piece.kind === 'name') return { weekday: '%W', weekday_short: '%a', month: undefined, month_short: '%b' }[piece.name];
   if (piece.kind === 'meridiem') return piece.lower ? undefined : '%p';
   if (piece.kind !== 'number' || piece.pad !== '0') return undefined;
@@ -82,23 +84,35 @@ function fieldValue(field: NumberField, wall: string, epochMicros: string): stri
       return `toQuarter(${wall})`;
     case 'epoch_seconds':
       return floorDivide(epochMicros, 1000000);
+    case 'year_last3':
+      return `(toYear(${wall}) % 1000)`;
+    case 'year_last1':
+      return `(toYear(${wall}) % 10)`;
+    case 'year_thousands':
+      return `intDiv(toYear(${wall}), 1000)`;
+    case 'weekday_sunday1':
+      return `toDayOfWeek(${wall}, 3)`;
+    case 'seconds_of_day':
+      return `((toHour(${wall}) * 60 + toMinute(${wall})) * 60 + toSecond(${wall}))`;
   }
 }
 
-function offsetText(minutes: string, style: 'offset' | 'colon' | 'zone'): string {
+function offsetText(minutes: string, style: 'offset' | 'colon' | 'short' | 'zone'): string {
   const sign = `if(${minutes} < 0, '-', '+')`;
   const hours = `leftPad(toString(intDiv(abs(${minutes}), 60)), 2, '0')`;
   const rest = `leftPad(toString(abs(${minutes}) % 60), 2, '0')`;
   if (style === 'offset') return `concat(${sign}, ${hours}, ${rest})`;
   if (style === 'colon') return `concat(${sign}, ${hours}, ':', ${rest})`;
+  if (style === 'short') return `concat(${sign}, ${hours}, if(abs(${minutes}) % 60 = 0, '', concat(':', ${rest})))`;
   const short = `if(abs(${minutes}) % 60 = 0, toString(intDiv(abs(${minutes}), 60)), concat(${hours}, ${rest}))`;
   return `if(${minutes} = 0, 'UTC', concat('UTC', ${sign}, ${short}))`;
 }
 
-function fractionText(epochMicros: string, digits: number | '*', dot: boolean): string {
-  const fraction = `((${epochMicros}) % 1000000 + 1000000) % 1000000`;
+function fractionText(epochMicros: string, digits: number | '*' | '3|6', dot: boolean): string {
+  const fraction = `(((${epochMicros}) % 1000000 + 1000000) % 1000000)`;
   const six = `leftPad(toString(${fraction}), 6, '0')`;
   if (digits === '*') return dot ? `if(${fraction} = 0, '', concat('.', trimRight(${six}, '0')))` : `trimRight(${six}, '0')`;
+  if (digits === '3|6') return `multiIf(${fraction} = 0, '', ${fraction} % 1000 = 0, concat('.', substring(${six}, 1, 3)), concat('.', ${six}))`;
   const fixed = digits <= 6 ? `substring(${six}, 1, ${digits})` : `rightPad(${six}, ${digits}, '0')`;
   return dot ? `concat('.', ${fixed})` : fixed;
 }
@@ -112,15 +126,15 @@ export interface FormatValue {
   offsetMinutes?: string;
 }
 
-/** FORMAT_<type>(format, value) for a literal format. */
-export function formatSql(format: string, type: TimeType, value: FormatValue): string {
+/** FORMAT_<type>(format, value) for a literal format (or pieces made otherwise: CAST's). */
+export function formatSql(format: string | FormatPiece[], type: TimeType, value: FormatValue): string {
   const parts: string[] = [];
   let run = '';
   const flush = () => {
     if (run) parts.push(`formatDateTime(${value.wall}, ${quoteString(run)})`);
     run = '';
   };
-  for (const piece of formatPieces(format, type)) {
+  for (const piece of typeof format === 'string' ? formatPieces(format, type) : format) {
     const code = nativeCode(piece);
     if (code !== undefined) {
       run += code;
@@ -143,14 +157,20 @@ function pieceSql(piece: Exclude<FormatPiece, { kind: 'text' }>, value: FormatVa
   switch (piece.kind) {
     case 'number':
       return padded(fieldValue(piece.field, value.wall, value.epochMicros), piece.width, piece.pad);
-    case 'name':
-      return piece.name === 'month' ? `monthName(toDateTime64(${value.wall}, 6))` : `formatDateTime(${value.wall}, '${piece.name === 'weekday' ? '%W' : piece.name === 'weekday_short' ? '%a' : '%b'}')`;
-    case 'meridiem':
-      return `lower(formatDateTime(${value.wall}, '%p'))`;
+    case 'name': {
+      const name = piece.name === 'month' ? `monthName(toDateTime64(${value.wall}, 6))` : `formatDateTime(${value.wall}, '${piece.name === 'weekday' ? '%W' : piece.name === 'weekday_short' ? '%a' : '%b'}')`;
+      return piece.casing === 'upper' ? `upper(${name})` : piece.casing === 'lower' ? `lower(${name})` : name;
+    }
+    case 'meridiem': {
+      const text = piece.dots ? `if(toHour(${value.wall}) < 12, 'A.M.', 'P.M.')` : `formatDateTime(${value.wall}, '%p')`;
+      return piece.lower ? `lower(${text})` : text;
+    }
     case 'fraction':
       return fractionText(value.wallMicros, piece.digits, piece.dot);
     case 'offset':
-      return offsetText(offset, piece.colon ? 'colon' : 'offset');
+      if (piece.part === 'hours') return `concat(if(${offset} < 0, '-', '+'), leftPad(toString(intDiv(abs(${offset}), 60)), 2, '0'))`;
+      if (piece.part === 'minutes') return `leftPad(toString(abs(${offset}) % 60), 2, '0')`;
+      return offsetText(offset, piece.short ? 'short' : piece.colon ? 'colon' : 'offset');
     case 'zone':
       return offsetText(offset, 'zone');
   }
@@ -163,8 +183,8 @@ export interface ParseSql {
 }
 
 /** PARSE_<type>(format, text): the match of the format's pattern and the value's parts, as SQL. */
-export function parseSql(format: string, type: TimeType, input: string, name: string): ParseSql {
-  const plan = parsePlan(format, type, name);
+export function parseSql(format: string | ParsePlan, type: TimeType, input: string, name: string): ParseSql {
+  const plan = typeof format === 'string' ? parsePlan(format, type, name) : format;
   const pattern = quoteString(plan.pattern);
   const dialect: ParseDialect = {
     group: (index) => `__groups[${index}]`,
@@ -172,6 +192,8 @@ export function parseSql(format: string, type: TimeType, input: string, name: st
     floorDivide: (dividend, divisor) => floorDivide(dividend, divisor),
     prefix3: (value) => `lower(substring(${value}, 1, 3))`,
     quote: quoteString,
+    currentYear: 'toInt64(toYear(today()))',
+    currentMonth: 'toInt64(toMonth(today()))',
   };
   return {
     matches: `match(${input}, ${pattern})`,

@@ -10,6 +10,7 @@ import { ARRAY } from './array.ts';
 import { BIT, DEBUGGING, ENCODING, HASH, UTILITY } from './bytes.ts';
 import { INTERNAL } from './internal.ts';
 import { JSON } from './json.ts';
+import { stringOf } from './casts.ts';
 import { CONVERSION } from './conversion.ts';
 import { INTERVAL, OPERATORS, TIME_SERIES } from './interval.ts';
 import { CONDITIONAL, MATHEMATICAL } from './math.ts';
@@ -131,4 +132,6 @@ export const CLICKHOUSE_FUNCTIONS: FunctionRenderings = {
   ...TIME_SERIES,
   ...UTILITY,
   ...TIMESTAMP_RENDERINGS,
+  // STRING of a date or time value is CAST's text; of JSON, the JSON family's.
+  string: stringOf(JSON.string),
 };

@@ -4,12 +4,19 @@
  * others; PARSE_* as one regular expression match whose groups are assembled into the value.
  */
 
-import { assembleParse, formatPieces, parsePlan, type FormatPiece, type NumberField, type ParseDialect, type TimeType } from '../../../sql/format-elements.ts';
+import { assembleParse, formatPieces, parsePlan, type Casing, type FormatPiece, type NumberField, type ParseDialect, type ParsePlan, type TimeType } from '../../../sql/format-elements.ts';
 import { invalidSql } from '../../../sql/parse.ts';
 import { quoted as quoteString } from './shared.ts';
 
+/** A name in the case CAST … FORMAT asks for (strftime writes `Monday`). */
+function cased(name: string, casing: Casing | undefined): string {
+  return casing === 'upper' ? `upper(${name})` : casing === 'lower' ? `lower(${name})` : name;
+}
+
 /** strftime's specifier for a piece it writes as BigQuery does, if it does. */
 function strftimeCode(piece: FormatPiece): string | undefined {
+  if (piece.kind === 'name' && piece.casing !== undefined && piece.casing !== 'capitalized') return undefined;
+  if (piece.kind === 'meridiem' && piece.dots) return undefined;
   if (piece.kind === 'name') return { weekday: '%A', weekday_short: '%a', month: '%B', month_short: '%b' }[piece.name];
   if (piece.kind === 'meridiem') return piece.lower ? undefined : '%p';
   if (piece.kind !== 'number' || piece.pad !== '0') return undefined;
@@ -62,25 +69,38 @@ function fieldValue(field: NumberField, wall: string, epochMicros: string): stri
       return `(date_diff('day', date_trunc('isoyear', ${wall}), ${wall}) + 1)`;
     case 'epoch_seconds':
       return `CAST(floor(${epochMicros} / 1000000) AS BIGINT)`;
+    case 'year_last3':
+      return `(year(${wall}) % 1000)`;
+    case 'year_last1':
+      return `(year(${wall}) % 10)`;
+    case 'year_thousands':
+      return `(year(${wall}) // 1000)`;
+    case 'weekday_sunday1':
+      return `(dayofweek(${wall}) + 1)`;
+    case 'seconds_of_day':
+      return `((hour(${wall}) * 60 + minute(${wall})) * 60 + second(${wall}))`;
     default:
       return `${field}(${wall})`;
   }
 }
 
 /** `+0530` / `+05:30`, or BigQuery's zone name `UTC+0530`, `UTC+5`, `UTC`, of an offset in minutes. */
-function offsetText(minutes: string, style: 'offset' | 'colon' | 'zone'): string {
+function offsetText(minutes: string, style: 'offset' | 'colon' | 'short' | 'zone'): string {
   const sign = `CASE WHEN ${minutes} < 0 THEN '-' ELSE '+' END`;
   const hours = `lpad(${text(`abs(${minutes}) // 60`)}, 2, '0')`;
   const rest = `lpad(${text(`abs(${minutes}) % 60`)}, 2, '0')`;
   if (style === 'offset') return `(${sign} || ${hours} || ${rest})`;
   if (style === 'colon') return `(${sign} || ${hours} || ':' || ${rest})`;
+  if (style === 'short') return `(${sign} || ${hours} || CASE WHEN abs(${minutes}) % 60 = 0 THEN '' ELSE ':' || ${rest} END)`;
   const short = `CASE WHEN abs(${minutes}) % 60 = 0 THEN ${text(`abs(${minutes}) // 60`)} ELSE ${hours} || ${rest} END`;
   return `(CASE WHEN ${minutes} = 0 THEN 'UTC' ELSE 'UTC' || ${sign} || ${short} END)`;
 }
 
-function fractionText(wall: string, digits: number | '*', dot: boolean): string {
-  const micros = `lpad(${text(`microsecond(${wall}) % 1000000`)}, 6, '0')`;
-  if (digits === '*') return dot ? `(CASE WHEN microsecond(${wall}) % 1000000 = 0 THEN '' ELSE '.' || rtrim(${micros}, '0') END)` : `rtrim(${micros}, '0')`;
+function fractionText(wall: string, digits: number | '*' | '3|6', dot: boolean): string {
+  const fraction = `(microsecond(${wall}) % 1000000)`;
+  const micros = `lpad(${text(fraction)}, 6, '0')`;
+  if (digits === '*') return dot ? `(CASE WHEN ${fraction} = 0 THEN '' ELSE '.' || rtrim(${micros}, '0') END)` : `rtrim(${micros}, '0')`;
+  if (digits === '3|6') return `(CASE WHEN ${fraction} = 0 THEN '' WHEN ${fraction} % 1000 = 0 THEN '.' || substr(${micros}, 1, 3) ELSE '.' || ${micros} END)`;
   const fixed = digits <= 6 ? `substr(${micros}, 1, ${digits})` : `rpad(${micros}, ${digits}, '0')`;
   return dot ? `('.' || ${fixed})` : fixed;
 }
@@ -94,15 +114,15 @@ export interface FormatValue {
   offsetMinutes?: string;
 }
 
-/** FORMAT_<type>(format, value) for a literal format. */
-export function formatSql(format: string, type: TimeType, value: FormatValue): string {
+/** FORMAT_<type>(format, value) for a literal format (or pieces made otherwise: CAST's). */
+export function formatSql(format: string | FormatPiece[], type: TimeType, value: FormatValue): string {
   const parts: string[] = [];
   let run = '';
   const flush = () => {
     if (run) parts.push(`strftime(${value.wall}, ${quoteString(run)})`);
     run = '';
   };
-  for (const piece of formatPieces(format, type)) {
+  for (const piece of typeof format === 'string' ? formatPieces(format, type) : format) {
     const code = strftimeCode(piece);
     if (code !== undefined) {
       run += code;
@@ -126,13 +146,17 @@ function pieceSql(piece: Exclude<FormatPiece, { kind: 'text' }>, value: FormatVa
     case 'number':
       return padded(fieldValue(piece.field, value.wall, value.epochMicros), piece.width, piece.pad);
     case 'name':
-      return `strftime(${value.wall}, '${{ weekday: '%A', weekday_short: '%a', month: '%B', month_short: '%b' }[piece.name]}')`;
-    case 'meridiem':
-      return `lower(strftime(${value.wall}, '%p'))`;
+      return cased(`strftime(${value.wall}, '${{ weekday: '%A', weekday_short: '%a', month: '%B', month_short: '%b' }[piece.name]}')`, piece.casing);
+    case 'meridiem': {
+      const text = piece.dots ? `replace(replace(strftime(${value.wall}, '%p'), 'AM', 'A.M.'), 'PM', 'P.M.')` : `strftime(${value.wall}, '%p')`;
+      return piece.lower ? `lower(${text})` : text;
+    }
     case 'fraction':
       return fractionText(value.wall, piece.digits, piece.dot);
     case 'offset':
-      return offsetText(offset, piece.colon ? 'colon' : 'offset');
+      if (piece.part === 'hours') return `(CASE WHEN ${offset} < 0 THEN '-' ELSE '+' END || lpad(${text(`abs(${offset}) // 60`)}, 2, '0'))`;
+      if (piece.part === 'minutes') return `lpad(${text(`abs(${offset}) % 60`)}, 2, '0')`;
+      return offsetText(offset, piece.short ? 'short' : piece.colon ? 'colon' : 'offset');
     case 'zone':
       return offsetText(offset, 'zone');
   }
@@ -155,8 +179,8 @@ export interface ParseSql {
 }
 
 /** PARSE_<type>(format, text): the match of the format's pattern and the value's parts, as SQL. */
-export function parseSql(format: string, type: TimeType, input: string, name: string): ParseSql {
-  const plan = parsePlan(format, type, name);
+export function parseSql(format: string | ParsePlan, type: TimeType, input: string, name: string): ParseSql {
+  const plan = typeof format === 'string' ? parsePlan(format, type, name) : format;
   const pattern = quoteString(plan.pattern);
   const names = Array.from({ length: plan.captures }, (_, index) => `'g${index + 1}'`);
   const dialect: ParseDialect = {
@@ -165,6 +189,8 @@ export function parseSql(format: string, type: TimeType, input: string, name: st
     floorDivide: (dividend, divisor) => `CAST(floor((${dividend}) / ${divisor}) AS BIGINT)`,
     prefix3: (value) => `lower(substr(${value}, 1, 3))`,
     quote: quoteString,
+    currentYear: 'year(current_date)',
+    currentMonth: 'month(current_date)',
   };
   return {
     matches: `regexp_matches(${input}, ${pattern})`,

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { BIGINT, BLOB, blobValue, BOOLEAN, type DuckDBConnection, DuckDBScalarFunction, type DuckDBType, type DuckDBVector, INTEGER, LIST, listValue, VARCHAR } from '@duckdb/node-api';
 import { jsonFlatten, jsonKeys, type JsonKeysMode, stripNulls } from '../../../sql/json/tree.ts';
 import { jsonText, parseJson, prettyJsonText } from '../../../sql/json/value.ts';
+import { readIntervalCast } from '../../../sql/interval-text.ts';
 import { bigqueryFingerprint } from 'farmhash-modern';
 import { ipFromString, ipNetMask, ipToString, ipTrunc, ipv4FromInt64, ipv4ToInt64, publicSuffix, registeredDomain } from './net-values.ts';
 import { STRING_JS_FUNCTIONS } from './string-udfs.ts';
@@ -97,6 +98,16 @@ export const JS_FUNCTIONS: readonly JsFunction[] = [
   { name: 'sawmill_json_flatten', parameters: [VARCHAR], returns: LIST(VARCHAR), apply: (json) => jsonFlatten(parseJson(String(json))).map(jsonText) },
   /** BigQuery's text of a JSON value; indented from the given column, or compact when it is negative. */
   { name: 'sawmill_json_text', parameters: [VARCHAR, INTEGER], returns: VARCHAR, apply: (json, indent) => (Number(indent) < 0 ? jsonText(parseJson(String(json))) : prettyJsonText(parseJson(String(json)), Number(indent))) },
+  // CAST(text AS INTERVAL) of a column: [months, days, microseconds], NULL for text BigQuery does not read.
+  {
+    name: 'sawmill_interval_parts',
+    parameters: [VARCHAR],
+    returns: LIST(BIGINT),
+    apply: (text) => {
+      const parts = readIntervalCast(String(text));
+      return parts ? [BigInt(parts.months), BigInt(parts.days), parts.micros] : null;
+    },
+  },
   ...STRING_JS_FUNCTIONS,
 ];
 
