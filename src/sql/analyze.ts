@@ -126,7 +126,9 @@ class Analyzer {
         const left = this.setExpr(body.left, ctes, parent).shape;
         const right = this.setExpr(body.right, ctes, parent).shape;
         typeNullArrayColumns(body, [left, right]);
-        return { shape: setOperationShape(left, right) };
+        const shape = setOperationShape(left, right);
+        castToColumnTypes(body, [left, right], shape);
+        return { shape };
       }
     }
   }
@@ -1030,6 +1032,29 @@ function typeNullArrayColumns(body: Extract<ir.SetExpr, { kind: 'setop' }>, shap
     };
     visit(body);
   }
+}
+
+/**
+ * In a set operation, a side's column whose scalar type is not the column's (the supertype) is
+ * cast to it, so every engine unites values of one type: ClickHouse finds no common type for a
+ * UInt64 literal and a Float64 and makes a Variant, which it then cannot order or compare.
+ */
+function castToColumnTypes(body: Extract<ir.SetExpr, { kind: 'setop' }>, sides: TableShape[], result: TableShape): void {
+  result.columns.forEach((column, index) => {
+    if (column.type.kind !== 'scalar') return;
+    const to = column.type.name;
+    [body.left, body.right].forEach((side, sideIndex) => {
+      const from = sides[sideIndex]!.columns[index]?.type;
+      if (from?.kind !== 'scalar' || from.name === to) return;
+      const visit = (part: ir.SetExpr): void => {
+        if (part.kind === 'setop') [part.left, part.right].forEach(visit);
+        if (part.kind !== 'select' || part.select.items.some((item) => item.kind !== 'expr')) return;
+        const item = part.select.items[index];
+        if (item?.kind === 'expr') item.expr = { kind: 'cast', expr: item.expr, type: to, safe: false, from: from.name };
+      };
+      visit(side);
+    });
+  });
 }
 
 // ---- grouping helpers --------------------------------------------------------------------------

@@ -37,7 +37,8 @@ describe('subcolumn ARRAY JOIN', () => {
       const values = Object.fromEntries(translation.parameters.map((name) => [name, params[name] ?? null]));
       return convertCompact(await fixture.warehouse.queryCompact(translation.sql, values, OPTIONS), 'iso');
     } catch (error) {
-      return { error: (error as Error).message.replace(/`__[^`]*`/g, '…') };
+      // Without table shapes the engine names an unknown column, and the table it read: the view or its data table.
+      return { error: (error as Error).message.replace(/`__[^`]*`/g, '…').replace(/(src_[0-9a-f]+)_data\b/g, '$1') };
     }
   }
 
