@@ -404,6 +404,7 @@ class Analyzer {
         if (comparison) for (const type of [left, right]) refuseJson(type, `${comparison} is not defined for arguments of type ${describeType(type)}`, expr);
         if (isScalar(left, 'FLOAT64') || isScalar(right, 'FLOAT64')) expr.floating = true;
         if (comparison) [expr.left, expr.right] = literalsAsTimes([expr.left, expr.right], [left, right]) as [ir.Expr, ir.Expr];
+        if ((expr.op === '=' || expr.op === '!=') && left.kind === 'struct' && right.kind === 'struct') expr.structs = left;
         return this.temporalOperator(expr, left, right) ?? binaryType(expr.op, left, right);
       }
       case 'not':
@@ -449,6 +450,7 @@ class Analyzer {
         const type = recurse(expr.expr);
         recurse(expr.array);
         refuseJson(type, `IN is not defined for arguments of type ${describeType(type)}`, expr);
+        if (type.kind === 'struct') expr.structs = type;
         return scalar('BOOL');
       }
       case 'in_subquery': {

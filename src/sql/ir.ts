@@ -252,6 +252,8 @@ export type Expr =
       temporal?: ResolvedCall;
       /** Set by the analyzer when an operand is a FLOAT64: engines that order NaN or let a quotient overflow to infinity, unlike BigQuery, check for it. */
       floating?: boolean;
+      /** `=` and `!=` of two STRUCTs: the left one's type (set by the analyzer). BigQuery compares them field by field, by position; a NULL field makes it NULL. */
+      structs?: SqlType;
     }
   | { kind: 'not'; expr: Expr }
   | { kind: 'negate'; expr: Expr; temporal?: ResolvedCall }
@@ -262,7 +264,8 @@ export type Expr =
   | { kind: 'between'; expr: Expr; low: Expr; high: Expr; negated: boolean; floating?: boolean }
   | { kind: 'in_list'; expr: Expr; list: Expr[]; negated: boolean }
   | { kind: 'in_subquery'; expr: Expr; query: Query; negated: boolean }
-  | { kind: 'in_unnest'; expr: Expr; array: Expr; negated: boolean }
+  /** `structs`: the value's type when it is a STRUCT (set by the analyzer), compared with each element as `=` compares structs. */
+  | { kind: 'in_unnest'; expr: Expr; array: Expr; negated: boolean; structs?: SqlType }
   | { kind: 'exists'; query: Query; negated: boolean }
   | { kind: 'subquery'; query: Query }
   | { kind: 'array_subquery'; query: Query }

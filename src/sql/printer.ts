@@ -88,7 +88,8 @@ export abstract class SqlPrinter {
   /** UNNEST as a FROM item: a table of the elements named by the alias (and of their offsets). */
   protected abstract unnestRelation(relation: UnnestRelation): string;
   /** `x IN UNNEST(list)` with BigQuery's three-valued result. */
-  protected abstract inUnnest(value: string, list: string): string;
+  /** `structs`: the value's STRUCT type, when it is one. */
+  protected abstract inUnnest(value: string, list: string, structs?: SqlType): string;
   /** EXTRACT(part FROM value), by the value's type (`from`, set by the analyzer). */
   protected abstract extract(expr: ExprOf<'extract'>): string;
   protected abstract interval(expr: ExprOf<'interval'>): string;
@@ -276,7 +277,7 @@ export abstract class SqlPrinter {
       case 'in_subquery':
         return `(${this.expr(expr.expr)} ${expr.negated ? 'NOT ' : ''}IN (${this.query(expr.query)}))`;
       case 'in_unnest': {
-        const test = this.inUnnest(this.expr(expr.expr), this.expr(expr.array));
+        const test = this.inUnnest(this.expr(expr.expr), this.expr(expr.array), expr.structs);
         return expr.negated ? `(NOT ${test})` : test;
       }
       case 'exists':

@@ -422,6 +422,10 @@ class ClickHousePrinter extends SqlPrinter {
 
 
   protected override operator(op: ir.BinaryOperator, left: string, right: string, source?: ExprOf<'binary'>): string {
+    if (source?.structs && (op === '=' || op === '!=')) {
+      const equal = structEquality(left, right, source.structs);
+      return op === '=' ? equal : `(NOT ${equal})`;
+    }
     switch (op) {
       case '^':
         return `bitXor(${left}, ${right})`;
@@ -476,7 +480,12 @@ class ClickHousePrinter extends SqlPrinter {
   /**
    * FALSE for an empty list, NULL when x is NULL or when x is absent from a list holding NULLs.
    */
-  protected override inUnnest(value: string, list: string): string {
+  protected override inUnnest(value: string, list: string, structs?: SqlType): string {
+    if (structs) {
+      // Each element compared as `=` compares structs: TRUE if one is equal, else NULL if one comparison is.
+      const tests = `arrayMap(__e -> ${structEquality(value, '__e', structs)}, ${list})`;
+      return `multiIf(empty(${list}), false, isNull(${value}), NULL, has(${tests}, true), true, has(${tests}, NULL) OR has(${list}, NULL), NULL, false)`;
+    }
     return `multiIf(empty(${list}), false, isNull(${value}), NULL, has(${list}, ${value}), true, has(${list}, NULL), NULL, false)`;
   }
 
@@ -627,6 +636,18 @@ class ClickHousePrinter extends SqlPrinter {
     const values = `if(count(${this.expr(expr.expr)})${this.over(expr.over)} = 0, [], ${this.gk(expr, 'quantilesGK', fractions)})`;
     return isBool(expr) ? `CAST(${values} AS Array(Nullable(Bool)))` : values;
   }
+}
+
+/**
+ * Two STRUCTs (tuples) of type `type` compared as BigQuery does: field by field, by position, so a
+ * NULL field makes the comparison NULL unless another field differs (ClickHouse finds a NULL
+ * element of a tuple unequal to anything, a NULL tuple equal to nothing).
+ */
+function structEquality(left: string, right: string, type: SqlType): string {
+  if (type.kind !== 'struct') return `(${left} = ${right})`;
+  if (type.fields.length === 0) return `(${left} IS NOT NULL AND ${right} IS NOT NULL OR NULL)`;
+  const fields = type.fields.map((field, index) => structEquality(`tupleElement(${left}, ${index + 1})`, `tupleElement(${right}, ${index + 1})`, field.type));
+  return `(${fields.join(' AND ')})`;
 }
 
 /**

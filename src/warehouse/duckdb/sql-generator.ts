@@ -280,6 +280,10 @@ class DuckDbPrinter extends SqlPrinter {
   }
 
   protected override operator(op: ir.BinaryOperator, left: string, right: string, source?: ExprOf<'binary'>): string {
+    if (source?.structs && (op === '=' || op === '!=')) {
+      const equal = structEquality(left, right, source.structs);
+      return op === '=' ? equal : `(NOT ${equal})`;
+    }
     if (op === '!=') return `(${left} <> ${right})`;
     if (op === '/') return division(left, right, source?.floating === true);
     // `^` is exponentiation in DuckDB, bitwise xor in BigQuery.
@@ -314,7 +318,15 @@ class DuckDbPrinter extends SqlPrinter {
    * NULLs. (DuckDB's own `x IN unnest(l)` expands to one row per element; list_contains alone
    * ignores NULL elements.)
    */
-  protected override inUnnest(value: string, list: string): string {
+  protected override inUnnest(value: string, list: string, structs?: SqlType): string {
+    if (structs) {
+      // Each element compared as `=` compares structs: TRUE if one is equal, else NULL if one comparison is.
+      const tests = `list_transform(${list}, __e -> ${structEquality(value, '__e', structs)})`;
+      return (
+        `(CASE WHEN len(coalesce(${list}, [])) = 0 THEN FALSE WHEN ${value} IS NULL THEN NULL` +
+        ` WHEN list_contains(${tests}, TRUE) THEN TRUE WHEN list_count(${tests}) < len(${list}) THEN NULL ELSE FALSE END)`
+      );
+    }
     return (
       `(CASE WHEN len(coalesce(${list}, [])) = 0 THEN FALSE WHEN ${value} IS NULL THEN NULL` +
       ` WHEN list_contains(${list}, ${value}) THEN TRUE WHEN list_count(${list}) < len(${list}) THEN NULL ELSE FALSE END)`
@@ -419,6 +431,18 @@ function division(left: string, right: string, floating: boolean): string {
     checks.push(`WHEN isinf(${left} / ${right}) AND isfinite(${left}) THEN error('double overflow: ' || ${left} || ' / ' || ${right})`);
   }
   return checks.length === 0 ? `(${left} / ${right})` : `(CASE ${checks.join(' ')} ELSE ${left} / ${right} END)`;
+}
+
+/**
+ * Two STRUCTs of type `type` compared as BigQuery does: field by field, by position (DuckDB
+ * matches fields by name, and finds a NULL field equal to a NULL field), so a NULL field makes the
+ * comparison NULL unless another field differs.
+ */
+function structEquality(left: string, right: string, type: SqlType): string {
+  if (type.kind !== 'struct') return `(${left} = ${right})`;
+  if (type.fields.length === 0) return `(${left} IS NOT NULL AND ${right} IS NOT NULL OR NULL)`;
+  const fields = type.fields.map((field, index) => structEquality(`struct_extract_at(${left}, ${index + 1})`, `struct_extract_at(${right}, ${index + 1})`, field.type));
+  return `(${fields.join(' AND ')})`;
 }
 
 /**
