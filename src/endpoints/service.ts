@@ -1,7 +1,7 @@
 import { canQuery, type Principal } from '../catalog/access.ts';
 import type { Catalog, Endpoint, EndpointInput } from '../catalog/types.ts';
 import { AppError } from '../errors.ts';
-import { shapeOfSource, translate, type SqlDialect, type Translation } from '../sql/index.ts';
+import { invalidSql, shapeOfSource, translate, type SqlDialect, type Translation } from '../sql/index.ts';
 import type { NestedReads, RecordFields, Warehouse } from '../warehouse/types.ts';
 import { ByteLru, digestKey, stringBytes } from './byte-lru.ts';
 import { ResultCache } from './cache.ts';
@@ -41,6 +41,9 @@ function fieldsKey(fields: RecordFields | undefined): string {
   if (!fields) return '';
   return [...fields].map(([name, type]) => `${name}:${type.kind}${type.kind === 'record' ? `(${fieldsKey(type.fields)})` : type.kind === 'list' ? type.element.kind : ''}`).join(',');
 }
+
+/** How the translation memo records an endpoint read as a table (not a source name: those have no NUL). */
+const ENDPOINT_READ = '\u0000endpoint ';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -117,6 +120,10 @@ export class EndpointService {
     // LQL becomes SQL over the fields the source has; uncached, the query waits for the same events anyway.
     if (endpoint.language === 'lql' && endpoint.cache_duration_seconds <= 0) await this.options.readBarrier?.();
     const translation = this.translate(endpoint, given.sql);
+    for (const name of translation.endpoints ?? []) {
+      const read = this.catalog.endpointByName(endpoint.owner_id, name);
+      if (!read || !canQuery(principal, read)) throw new AppError(403, 'forbidden', `this key may not query endpoint "${name}", which this endpoint reads`);
+    }
     const unified = isUnifiedLogsEndpoint(endpoint);
     const request = unified ? { ...given, ...logsWindow(given) } : given;
     const usage = parameterUsage(translation.parameters, request, (name) =>
@@ -138,6 +145,8 @@ export class EndpointService {
       ...(sandboxed ? { sql: request.sql! } : {}),
       '\u0000version': endpoint.updated_at,
       '\u0000language': endpoint.language,
+      // The endpoints it reads: their rows change with their definitions.
+      ...(translation.endpoints ? { '\u0000reads': translation.endpoints.map((name) => this.version(endpoint.owner_id, name)).join('\u0000') } : {}),
     });
     const cached = this.cache.get(key);
     if (cached) {
@@ -173,9 +182,9 @@ export class EndpointService {
    * name one of the owner's sources and fields it has. Refusals are 422 with the position of the
    * problem when known.
    */
-  async validate(ownerId: number, written: WrittenQuery): Promise<void> {
+  async validate(ownerId: number, written: WrittenQuery, name?: string): Promise<void> {
     try {
-      await this.withCurrentFields(() => checkQuery(written, this.dialect, this.context(ownerId)));
+      await this.withCurrentFields(() => checkQuery(written, this.dialect, this.context(ownerId, name)));
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       const { line, column } = error.details ?? {};
@@ -200,7 +209,7 @@ export class EndpointService {
   }
 
   async create(ownerId: number, input: EndpointInput): Promise<Endpoint> {
-    await this.validate(ownerId, { query: input.query, language: input.language ?? 'bq_sql' });
+    await this.validate(ownerId, { query: input.query, language: input.language ?? 'bq_sql' }, input.name);
     const endpoint = await this.catalog.createEndpoint(ownerId, input);
     await this.promote(ownerId);
     return endpoint;
@@ -208,7 +217,7 @@ export class EndpointService {
 
   async update(endpoint: Endpoint, changes: Partial<EndpointInput>): Promise<Endpoint> {
     const rewritten = changes.query !== undefined || (changes.language !== undefined && changes.language !== endpoint.language);
-    if (rewritten) await this.validate(endpoint.owner_id, { query: changes.query ?? endpoint.query, language: changes.language ?? endpoint.language });
+    if (rewritten) await this.validate(endpoint.owner_id, { query: changes.query ?? endpoint.query, language: changes.language ?? endpoint.language }, changes.name ?? endpoint.name);
     const updated = await this.catalog.updateEndpoint(endpoint, changes);
     this.forget(endpoint.id);
     if (rewritten) await this.promote(updated.owner_id);
@@ -272,8 +281,11 @@ export class EndpointService {
     const fields = endpoint.language === 'lql' ? fieldsKey(context.sourceSchema(splitLql(endpoint.query).source)) : '';
     const key = digestKey(`${endpoint.id}\u0000${endpoint.updated_at}\u0000${endpoint.language}\u0000${epoch}\u0000${fields}\u0000${sandboxed ? consumerSql : ''}`);
     const memo = this.translations.get(key);
-    if (memo && memo.resolved.every(([name, relation]) => context.resolveTable(name) === relation)) return memo.translation;
+    const current = ([name, relation]: [string, string | undefined]) =>
+      (name.startsWith(ENDPOINT_READ) ? this.version(endpoint.owner_id, name.slice(ENDPOINT_READ.length)) : context.resolveTable(name)) === relation;
+    if (memo && memo.resolved.every(current)) return memo.translation;
 
+    // What each name resolved to: a source's relation, or the version of an endpoint read as a table.
     const resolved: Array<[string, string | undefined]> = [];
     const recording: LanguageContext = {
       ...context,
@@ -282,8 +294,12 @@ export class EndpointService {
         resolved.push([name, relation]);
         return relation;
       },
+      endpointQuery: (name: string) => {
+        resolved.push([`${ENDPOINT_READ}${name}`, this.version(endpoint.owner_id, name)]);
+        return context.endpointQuery?.(name);
+      },
     };
-    const translation = translateQuery(endpoint, sandboxed ? consumerSql : undefined, this.dialect, recording);
+    const translation = translateQuery(endpoint, sandboxed ? consumerSql : undefined, this.dialect, { ...recording, endpointName: endpoint.name });
     // The unified `logs` table spans every source, which may be added or widened at any time.
     if (resolved.some(([name]) => name.toLowerCase() === UNIFIED_LOGS_TABLE)) return translation;
     const bytes = stringBytes(translation.sql) + [...translation.parameters, ...resolved.flat()].reduce((sum, text) => sum + stringBytes(text ?? ''), 0);
@@ -305,8 +321,26 @@ export class EndpointService {
     return translate(sql, this.dialect, { ...this.context(endpoint.owner_id), unifiedLogs: { only: true, window: WINDOW, refuseStar: true } }, language);
   }
 
-  private context(ownerId: number): LanguageContext {
+  /** An endpoint's version (it changes whenever its definition does), or undefined when there is none by that name. */
+  private version(ownerId: number, name: string): string | undefined {
+    const read = this.catalog.endpointByName(ownerId, name);
+    return read ? `${read.id}:${read.updated_at}` : undefined;
+  }
+
+  /** What the owner's queries may read: the owner's sources, and their endpoints as tables (`name`: the one being saved). */
+  private context(ownerId: number, name?: string): LanguageContext {
+    const sourceSchema = (source: string) => {
+      const found = this.catalog.sourceByName(ownerId, source);
+      return found ? this.warehouse.schema(found.token) : undefined;
+    };
     return {
+      ...(name === undefined ? {} : { endpointName: name }),
+      endpointQuery: (table: string) => {
+        const read = this.catalog.endpointByName(ownerId, table);
+        if (!read) return undefined;
+        if (isUnifiedLogsEndpoint(read)) throw invalidSql(`endpoint ${table} reads the unified logs table over a time window and cannot be read as a table`);
+        return read.language === 'lql' ? { query: lqlToSql(read.query, sourceSchema), language: 'bq_sql' } : { query: read.query, language: read.language };
+      },
       resolveTable: (name: string) => {
         const source = this.catalog.sourceByName(ownerId, name);
         return source ? this.warehouse.relation(source.token) : undefined;
@@ -316,10 +350,7 @@ export class EndpointService {
         return source ? shapeOfSource(this.warehouse.schema(source.token)) : undefined;
       },
       tableNames: () => this.catalog.listSources(ownerId).map((source) => source.name),
-      sourceSchema: (name: string) => {
-        const source = this.catalog.sourceByName(ownerId, name);
-        return source ? this.warehouse.schema(source.token) : undefined;
-      },
+      sourceSchema,
     };
   }
 

@@ -15,6 +15,7 @@ import type * as ir from './ir.ts';
 import { lowerCtes, lowerQuery, type LowerOptions, type MakeLowering } from './lower.ts';
 import { clickHouseFrontEnd } from './clickhouse/index.ts';
 import { selectExpressions, subExpressions } from './unnest-chains.ts';
+import { AppError } from '../errors.ts';
 import { invalidSql } from './parse.ts';
 import { parseQuery } from './parse.ts';
 import type { SqlDialect } from './dialect.ts';
@@ -85,7 +86,17 @@ export interface TranslateContext {
    * sources and their shapes and none is named `logs`; `only` makes it the one table a query may read.
    */
   unifiedLogs?: UnifiedLogsOptions & { only?: boolean };
+  /**
+   * Endpoint composition: the query of the caller's endpoint `name`, which a query may read as a
+   * table when no source has that name (Logflare's `select … from \`my.date\``), or undefined.
+   */
+  endpointQuery?(name: string): { query: string; language: SqlLanguage } | undefined;
+  /** The endpoint being translated (or saved), so that reading it again is refused as a cycle. */
+  endpointName?: string;
 }
+
+/** Endpoints reading endpoints: how deep the chain may go. */
+export const MAX_ENDPOINT_DEPTH = 8;
 
 /**
  * Tables Supabase Studio queries that a stack may have no source for (and `logs.all` no CTE):
@@ -119,15 +130,63 @@ export interface Translation {
    * the request is NULL): DuckDB rejects binding a name the statement does not use.
    */
   parameters: string[];
+  /** Other endpoints the query reads as tables, directly or through them (composition). */
+  endpoints?: string[];
 }
 
 export function translate(sql: string, dialect: SqlDialect, ctx: TranslateContext, language: SqlLanguage = 'bq_sql'): Translation {
   const logs = unifiedLogsResolver(ctx);
-  const parsed = frontEnd(language).parse(sql);
-  const lowered = lowerIn(parsed, { resolveTable: logs.resolveTable, tableNames: () => (ctx.unifiedLogs?.only ? [] : (ctx.tableNames?.() ?? [])) });
+  const parsed = [frontEnd(language).parse(sql)];
+  const reads = new EndpointReads(ctx, logs.resolveTable, parsed);
+  const lowered = lowerIn(parsed[0]!, { resolveTable: logs.resolveTable, tableNames: () => (ctx.unifiedLogs?.only ? [] : (ctx.tableNames?.() ?? [])), ...reads.reader() });
   const windowParameters = expandUnifiedLogs(lowered.query, logs.sources, ctx.unifiedLogs);
-  const output = analyzeFor([parsed], lowered.query, ctx);
-  return { sql: dialect.generate(lowered.query, output), parameters: [...new Set([...lowered.parameters, ...windowParameters])] };
+  const output = analyzeFor(parsed, lowered.query, ctx);
+  return { sql: dialect.generate(lowered.query, output), parameters: [...new Set([...lowered.parameters, ...windowParameters])], ...reads.names() };
+}
+
+/**
+ * Endpoint composition: a table name that is no source but one of the caller's endpoints reads
+ * that endpoint's query as a subquery, lowered like the rest (its parameters become the
+ * query's: a request's values reach both). A chain that comes back to an endpoint on it is
+ * refused, at the name that closes it.
+ */
+class EndpointReads {
+  private readonly read = new Set<string>();
+
+  constructor(
+    private readonly ctx: TranslateContext,
+    private readonly resolveTable: (name: string) => string | undefined,
+    /** Every query parsed for the translation (their front ends' rewrites run after analysis). */
+    private readonly parsed: ParsedQuery[],
+  ) {}
+
+  /** The lowering option that reads endpoints, from a query on the chain `reading`. */
+  reader(reading: string[] = this.ctx.endpointName === undefined ? [] : [this.ctx.endpointName]): Pick<LowerOptions, 'readEndpoint'> {
+    const endpointQuery = this.ctx.endpointQuery;
+    if (!endpointQuery) return {};
+    return {
+      readEndpoint: (name, at) => {
+        const written = endpointQuery(name);
+        if (!written) return undefined;
+        if (reading.includes(name)) throw invalidSql(`endpoint ${name} would read itself: ${[...reading, name].join(' → ')}`, at);
+        if (reading.length >= MAX_ENDPOINT_DEPTH) throw invalidSql(`endpoint ${name} is read through more than ${MAX_ENDPOINT_DEPTH} endpoints`, at);
+        this.read.add(name);
+        try {
+          const parsed = frontEnd(written.language).parse(written.query);
+          this.parsed.push(parsed);
+          return lowerIn(parsed, { resolveTable: this.resolveTable, ...this.reader([...reading, name]) });
+        } catch (error) {
+          // Its own positions point into the other endpoint's text: name it, at the name read.
+          if (!(error instanceof AppError) || error.code !== 'invalid_sql' || error.message.startsWith(`endpoint ${name}`)) throw error;
+          throw invalidSql(`endpoint ${name}: ${error.message.replace(/ (\(line \d+, column \d+\)|at \[\d+:\d+\])$/, '')}`, at);
+        }
+      },
+    };
+  }
+
+  names(): Pick<Translation, 'endpoints'> {
+    return this.read.size > 0 ? { endpoints: [...this.read] } : {};
+  }
 }
 
 /**
@@ -147,7 +206,9 @@ export function describeQuery(sql: string, language: SqlLanguage = 'bq_sql'): { 
 export function translateSandboxed(endpointSql: string, consumerSql: string, dialect: SqlDialect, ctx: TranslateContext, language: SqlLanguage = 'bq_sql'): Translation {
   const logs = unifiedLogsResolver(ctx);
   const endpointParsed = frontEnd(language).parse(endpointSql);
-  const endpoint = lowerCtes(endpointParsed.ast, { resolveTable: logs.resolveTable }, endpointParsed.lowering);
+  const parsed = [endpointParsed];
+  const reads = new EndpointReads(ctx, logs.resolveTable, parsed);
+  const endpoint = lowerCtes(endpointParsed.ast, { resolveTable: logs.resolveTable, ...reads.reader() }, endpointParsed.lowering);
   endpointParsed.afterLowering?.();
   if (endpoint.ctes.length === 0) throw invalidSqlNoCtes();
   let readsOptionalTable = false;
@@ -165,9 +226,9 @@ export function translateSandboxed(endpointSql: string, consumerSql: string, dia
   if (readsOptionalTable) return { sql: dialect.generate(NO_ROWS), parameters: [] };
   const query = { ...consumer.query, ctes: [...withoutShadowed(endpoint.ctes, consumer.query.ctes), ...consumer.query.ctes] };
   const windowParameters = expandUnifiedLogs(query, logs.sources, ctx.unifiedLogs);
-  const output = analyzeFor([endpointParsed, consumerParsed], query, ctx);
+  const output = analyzeFor([...parsed, consumerParsed], query, ctx);
   const parameters = [...new Set([...endpoint.parameters, ...consumer.parameters, ...windowParameters])];
-  return { sql: dialect.generate(query, output), parameters };
+  return { sql: dialect.generate(query, output), parameters, ...reads.names() };
 }
 
 /**

@@ -63,6 +63,11 @@ export interface LowerOptions {
   tableNames?(): Iterable<string>;
   /** Message for a table that is neither a source nor a CTE (`{name}` is replaced). */
   unknownTableMessage?: string;
+  /**
+   * A table that is no source: another endpoint's query, lowered, when the name is one the caller
+   * may read as a table (endpoint composition, index.ts); undefined otherwise.
+   */
+  readEndpoint?(name: string, at: Position | undefined): Omit<Lowered, 'sources'> | undefined;
 }
 
 export interface Lowered {
@@ -755,6 +760,11 @@ export class Lowering {
     scope.rangeVariables.add(alias.toLowerCase());
     if (parts.length === 1 && scope.ctes.has(name.toLowerCase())) return { kind: 'cte', name, alias, ...at(position) };
     const relation = this.options.resolveTable(name);
+    const endpoint = relation === undefined ? this.options.readEndpoint?.(name, position) : undefined;
+    if (endpoint) {
+      for (const parameter of endpoint.parameters) this.parameters.add(parameter);
+      return { kind: 'subquery', query: endpoint.query, alias };
+    }
     if (relation === undefined) {
       const suggestion = closestName(name, [...scope.ctes, ...(this.options.tableNames?.() ?? [])]);
       if (suggestion) throw semanticError(`Table not found: ${name}; Did you mean ${suggestion}?`, position);

@@ -27,10 +27,7 @@ const skip = skipUnlessShared(QUERIES, 'the real queries');
 const corpus = (skip ? { queries: [] } : JSON.parse(readFileSync(sharedPath(QUERIES), 'utf8'))) as { queries: RealQuery[] };
 
 /** Queries that do not pass yet, by id and way of running, with the reason. */
-const KNOWN_FAILURES: Record<string, string> = {
-  'logflare/endpoints_test/query composition (endpoint read as a table) endpoint':
-    'reading another endpoint as a table (`my.date`) is not supported: FROM takes sources and CTEs only',
-};
+const KNOWN_FAILURES: Record<string, string> = {};
 
 /** The sandboxable endpoint Logflare's sandboxing tests query (their CTEs `cte1`, `cte2`). */
 const LOGFLARE_SANDBOX = { name: 'logflare.sandbox', query: "with cte1 as (select 'val' as a), cte2 as (select 'val' as b) select a from cte1", sandboxable: true };

@@ -1,0 +1,3 @@
+/** test/endpoints/composition.test.ts again, with events stored in ClickHouse (chdb) instead of DuckDB. */
+process.env.SAWMILL_TEST_WAREHOUSE = 'clickhouse';
+await import('./composition.test.ts');
