@@ -7,11 +7,14 @@
  * - `x [NOT] LIKE ALL UNNEST(…)` / `LIKE ALL (subquery)`: the grammar reads the quantifier ALL
  *   (and SOME) only before a list, so it becomes ANY, noted `like_all` at the pattern's first
  *   token (SOME is ANY).
- * - Pipe syntax (pipe.ts): a query that starts with FROM gets `SELECT * ` before it (the one
+ * - Pipe syntax (pipe.ts): a query that starts with FROM gets `SELECT * ` before it (a
  *   rewrite that adds text: positions the parser reports after it on that line are moved back,
  *   see `restorePositions`); `|> SELECT DISTINCT` loses DISTINCT, noted `distinct` at the first
  *   item; `|> DISTINCT` becomes `|> WHERE  1`, noted `distinct` at the `1`; `GROUP AND ORDER BY`
  *   becomes `GROUP BY`, noted `order` at the first key; the deprecated `|> WINDOW` is `|> EXTEND`.
+ * - A table named `table` after FROM, JOIN or a comma is quoted (`WITH table AS (…) SELECT … FROM
+ *   table`, as BigQuery's documentation writes): the grammar reads `FROM table` as `TABLE(…)`.
+ *   Like the leading FROM's `SELECT * `, these insertions move later positions on their line.
  */
 
 import type { Position } from './ast.ts';
@@ -65,12 +68,29 @@ export function rewriteWithNotes(sql: string): { sql: string; notes: SyntaxNotes
       notes.add(lines.position(firstTokenAt(code, match.index + match[0].length)), 'order');
     }
   }
-  // Last, as it moves the text after it: `FROM …` where a query starts becomes `SELECT * FROM …`.
-  for (const offset of fromQueryStarts(code).reverse()) {
-    out = `${out.slice(0, offset)}SELECT * ${out.slice(offset)}`;
-    notes.insertions.push({ position: lines.position(offset), length: 'SELECT * '.length });
+  // Last, as they move the text after them, from the end: `FROM …` where a query starts becomes
+  // `SELECT * FROM …`; a table named `table` gets backticks.
+  const insertions = [
+    ...fromQueryStarts(code).map((offset) => ({ offset, text: 'SELECT * ' })),
+    ...tableNamedTable(code).flatMap((offset) => [
+      { offset, text: '`' },
+      { offset: offset + 'table'.length, text: '`' },
+    ]),
+  ].sort((a, b) => b.offset - a.offset);
+  for (const { offset, text } of insertions) {
+    out = `${out.slice(0, offset)}${text}${out.slice(offset)}`;
+    notes.insertions.push({ position: lines.position(offset), length: text.length });
   }
   return { sql: out, notes };
+}
+
+/**
+ * Where a table (a CTE, as BigQuery's documentation names them) is called `table` after FROM,
+ * JOIN or a comma: the grammar reads `FROM table` as the start of `TABLE(…)`. (Not a keyword in
+ * BigQuery; quoted, it is the same name.)
+ */
+function tableNamedTable(code: string): number[] {
+  return [...code.matchAll(/(?:\bFROM|\bJOIN|,)\s+(table)\b(?!\s*\()/gi)].map((match) => match.index + match[0].length - match[1]!.length);
 }
 
 /**
