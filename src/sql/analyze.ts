@@ -707,6 +707,14 @@ class Analyzer {
     let current = type;
     for (let index = from; index < path.length; index++) {
       if (isJson(current)) return this.jsonMembers(expr, path.length - index);
+      // As in BigQuery: a repeated record's fields are read from its elements, through UNNEST.
+      if (current.kind === 'array' && current.element.kind === 'struct' && expr.at) {
+        const alias = path[index - 1]!.charAt(0).toLowerCase();
+        throw semanticError(
+          `Cannot access field ${path[index]} on a value with type ${describeType(current)}; UNNEST the array to read its elements' fields: CROSS JOIN UNNEST(${path.slice(0, index).join('.')}) AS ${alias}, then ${alias}.${path[index]}`,
+          expr.at,
+        );
+      }
       path[index] = declaredField(current, path[index]!);
       current = fieldType(current, path[index]!, expr.at);
     }
