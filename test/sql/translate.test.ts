@@ -1,24 +1,54 @@
-/** The translator's public API: describeQuery, sandboxing, parameters, errors, and the plan shape. */
+/**
+ * The translator's public API: describeQuery, sandboxing, parameters, errors, and the plan shape.
+ * What runs SQL runs on DuckDB and on ClickHouse (chdb); the plan shape is DuckDB's.
+ */
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AppError } from '../../src/errors.ts';
-import { describeQuery, translate, translateSandboxed } from '../../src/sql/index.ts';
+import { describeQuery, translate, translateSandboxed, type SqlDialect } from '../../src/sql/index.ts';
+import { convertCompact } from '../../src/warehouse/clickhouse/results.ts';
+import { clickhouseDialect } from '../../src/warehouse/clickhouse/sql-generator.ts';
 import { duckdbDialect } from '../../src/warehouse/duckdb/sql-generator.ts';
-import { type Fixture, openFixture, plainValue } from './fixtures.ts';
+import { openClickHouseFixture } from './clickhouse-fixture.ts';
+import { openFixture, plainValue } from './fixtures.ts';
 
-let fixture: Fixture;
-before(async () => {
-  fixture = await openFixture();
-});
-after(() => fixture.close());
-
-async function rows(sql: string, values: Record<string, string | null> = {}): Promise<unknown[][]> {
-  const prepared = await fixture.connection.prepare(sql);
-  prepared.bind(values);
-  const reader = await prepared.runAndReadAll();
-  return reader.getRows().map((row) => row.map((value) => plainValue(value)));
+/** One engine's fixture: its tables, and the rows of engine SQL with its parameters bound. */
+interface Engine {
+  dialect: SqlDialect;
+  resolveTable(name: string): string | undefined;
+  rows(sql: string, values?: Record<string, string | null>): Promise<unknown[][]>;
+  /** How the engine's SQL names a bound parameter. */
+  parameterMark(name: string): RegExp;
+  close(): Promise<void> | void;
 }
+
+const ENGINES: Record<string, () => Promise<Engine>> = {
+  DuckDB: async () => {
+    const fixture = await openFixture();
+    return {
+      dialect: duckdbDialect,
+      resolveTable: (name) => fixture.resolveTable(name),
+      rows: async (sql, values = {}) => {
+        const prepared = await fixture.connection.prepare(sql);
+        prepared.bind(values);
+        return (await prepared.runAndReadAll()).getRows().map((row) => row.map((value) => plainValue(value)));
+      },
+      parameterMark: (name) => new RegExp(`\\$${name}\\b`),
+      close: () => fixture.close(),
+    };
+  },
+  ClickHouse: async () => {
+    const clickhouse = await openClickHouseFixture();
+    return {
+      dialect: clickhouseDialect,
+      resolveTable: (name) => clickhouse.resolveTable(name),
+      rows: async (sql, values = {}) => convertCompact(await clickhouse.warehouse.queryCompact(sql, values, { timeoutMs: 30_000, maxRows: 1000 }), 'iso').rows,
+      parameterMark: (name) => new RegExp(`\\{${name}:`),
+      close: () => clickhouse.close(),
+    };
+  },
+};
 
 const LOGS_ALL_LIKE = `
 with edge_logs as (
@@ -57,66 +87,82 @@ describe('describeQuery', () => {
   });
 });
 
-describe('translateSandboxed', () => {
-  test('the consumer query replaces the final SELECT and reads the CTEs', async () => {
-    const translation = translateSandboxed(
-      LOGS_ALL_LIKE,
-      'select id from edge_logs where id in (\'e1\', \'e4\') order by id',
-      duckdbDialect,
-      fixture,
-    );
-    assert.deepEqual(translation.parameters, ['project', 'function_id']);
-    assert.deepEqual(await rows(translation.sql, { project: 'default', function_id: null }), [['e1']]);
-  });
+for (const [engineName, open] of Object.entries(ENGINES)) {
+  describe(`on ${engineName}`, () => {
+    let engine: Engine;
+    before(async () => {
+      engine = await open();
+    });
+    after(() => engine.close());
 
-  test('the consumer may define its own CTEs over the endpoint CTEs', async () => {
-    const translation = translateSandboxed(
-      LOGS_ALL_LIKE,
-      'with recent as (select id, timestamp from edge_logs) select count(*) as n from recent',
-      duckdbDialect,
-      fixture,
-    );
-    assert.deepEqual(await rows(translation.sql, { project: 'other', function_id: null }), [[1]]);
-  });
+    describe('translateSandboxed', () => {
+      test('the consumer query replaces the final SELECT and reads the CTEs', async () => {
+        const translation = translateSandboxed(
+          LOGS_ALL_LIKE,
+          'select id from edge_logs where id in (\'e1\', \'e4\') order by id',
+          engine.dialect,
+          engine,
+        );
+        assert.deepEqual(translation.parameters, ['project', 'function_id']);
+        assert.deepEqual(await engine.rows(translation.sql, { project: 'default', function_id: null }), [['e1']]);
+      });
 
-  test('the consumer may not read sources', () => {
-    assert.throws(
-      () => translateSandboxed(LOGS_ALL_LIKE, 'select id from `cloudflare.logs.prod`', duckdbDialect, fixture),
-      /not one of the endpoint's CTEs/,
-    );
-  });
+      test('the consumer may define its own CTEs over the endpoint CTEs', async () => {
+        const translation = translateSandboxed(
+          LOGS_ALL_LIKE,
+          'with recent as (select id, timestamp from edge_logs) select count(*) as n from recent',
+          engine.dialect,
+          engine,
+        );
+        assert.deepEqual(await engine.rows(translation.sql, { project: 'other', function_id: null }), [[1]]);
+      });
 
-  test("the consumer's CTE shadows an endpoint CTE of that name; the endpoint's other CTEs still read theirs", async () => {
-    const endpoint = 'with a as (select 1 as x), b as (select x from a) select x from b';
-    const { sql } = translateSandboxed(endpoint, 'with a as (select 2 as x) select a.x as mine, b.x as theirs from a, b', duckdbDialect, fixture);
-    assert.deepEqual(await rows(sql), [[2, 1]]);
-    assert.throws(() => translateSandboxed(endpoint, 'with c as (select 1 as x), c as (select 2 as x) select x from c', duckdbDialect, fixture), /defined twice/);
-  });
+      test('the consumer may not read sources', () => {
+        assert.throws(
+          () => translateSandboxed(LOGS_ALL_LIKE, 'select id from `cloudflare.logs.prod`', engine.dialect, engine),
+          /not one of the endpoint's CTEs/,
+        );
+      });
 
-  test('an endpoint without CTEs cannot be sandboxed', () => {
-    assert.throws(() => translateSandboxed('select 1 as x', 'select 1 as y', duckdbDialect, fixture), /no CTEs/);
-  });
+      test("the consumer's CTE shadows an endpoint CTE of that name; the endpoint's other CTEs still read theirs", async () => {
+        const endpoint = 'with a as (select 1 as x), b as (select x from a) select x from b';
+        const { sql } = translateSandboxed(endpoint, 'with a as (select 2 as x) select a.x as mine, b.x as theirs from a, b', engine.dialect, engine);
+        assert.deepEqual(await engine.rows(sql), [[2, 1]]);
+        assert.throws(() => translateSandboxed(endpoint, 'with c as (select 1 as x), c as (select 2 as x) select x from c', engine.dialect, engine), /defined twice/);
+      });
 
-  test('statements in the consumer SQL are refused', () => {
-    assert.throws(() => translateSandboxed(LOGS_ALL_LIKE, 'select 1; drop table x', duckdbDialect, fixture), /only one statement/);
-  });
-});
+      test('an endpoint without CTEs cannot be sandboxed', () => {
+        assert.throws(() => translateSandboxed('select 1 as x', 'select 1 as y', engine.dialect, engine), /no CTEs/);
+      });
 
-describe('parameters', () => {
-  test('are bound as $name, never spliced', () => {
-    const translation = translate("select id from `cloudflare.logs.prod` where project = @project or id = @project", duckdbDialect, fixture);
-    assert.deepEqual(translation.parameters, ['project']);
-    assert.match(translation.sql, /\$project/);
-    assert.doesNotMatch(translation.sql, /@project/);
-  });
+      test('statements in the consumer SQL are refused', () => {
+        assert.throws(() => translateSandboxed(LOGS_ALL_LIKE, 'select 1; drop table x', engine.dialect, engine), /only one statement/);
+      });
+    });
 
-  test('an injection attempt stays a value', async () => {
-    const translation = translate('select count(*) as n from `cloudflare.logs.prod` where project = @project', duckdbDialect, fixture);
-    assert.deepEqual(await rows(translation.sql, { project: "default' or '1'='1" }), [[0]]);
-  });
-});
+    describe('parameters', () => {
+      test('are bound as $name, never spliced', () => {
+        const translation = translate("select id from `cloudflare.logs.prod` where project = @project or id = @project", engine.dialect, engine);
+        assert.deepEqual(translation.parameters, ['project']);
+        assert.match(translation.sql, engine.parameterMark('project'));
+        assert.doesNotMatch(translation.sql, /@project/);
+      });
 
-describe('plan shape (engines.md §2.2)', () => {
+      test('an injection attempt stays a value', async () => {
+        const translation = translate('select count(*) as n from `cloudflare.logs.prod` where project = @project', engine.dialect, engine);
+        assert.deepEqual(await engine.rows(translation.sql, { project: "default' or '1'='1" }), [[0]]);
+      });
+    });
+  });
+}
+
+describe('plan shape (engines.md §2.2), on DuckDB', () => {
+  let duckdb: Engine;
+  before(async () => {
+    duckdb = await ENGINES.DuckDB!();
+  });
+  after(() => duckdb.close());
+
   const query = `
     select timestamp_trunc(t.timestamp, hour) as hour, count(*) as n, countif(r.status_code >= 400) as errors
     from \`deno-relay-logs\` t cross join unnest(t.metadata) as m cross join unnest(m.response) as r
@@ -124,9 +170,9 @@ describe('plan shape (engines.md §2.2)', () => {
     group by hour order by hour`;
 
   test('CROSS JOIN UNNEST chains become select-list unnests with pushed-down filters', async () => {
-    const { sql } = translate(query, duckdbDialect, fixture);
+    const { sql } = translate(query, duckdbDialect, duckdb);
     assert.doesNotMatch(sql, /CROSS JOIN/i);
-    const explain = await rows(`EXPLAIN ${sql}`, { project: 'default', since: '2024-01-01T11:00:00Z' });
+    const explain = await duckdb.rows(`EXPLAIN ${sql}`, { project: 'default', since: '2024-01-01T11:00:00Z' });
     const plan = explain.map((row) => String(row[1])).join('\n');
     assert.doesNotMatch(plan, /DELIM_JOIN/);
     assert.match(plan, /UNNEST/);
