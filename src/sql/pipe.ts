@@ -279,7 +279,6 @@ export class Pipeline<Scope extends { ctes: Set<string>; rangeVariables: Set<str
       const lowered = this.lowering.orderItem(item, this.scope, this.stage === 'rows' ? [] : items);
       return { ...lowered, expr: this.resolveNames(lowered.expr) };
     });
-    if (this.stage === 'rows') this.stage = 'output';
     this.stage = 'ordered';
   }
 
