@@ -12,11 +12,9 @@ export type { Logger };
 export interface LogOptions {
   level: string;
   format: LogFormat;
-  /** Where lines go; standard output unless told. */
-  out?: { write(text: string): unknown };
 }
 
-export function createLogger({ level, format, out }: LogOptions): Logger {
-  if (format === 'pretty') return pino({ level }, prettyDestination(out));
-  return out ? pino({ level }, { write: (line: string) => void out.write(line) }) : pino({ level });
+/** A log on standard output. */
+export function createLogger({ level, format }: LogOptions): Logger {
+  return format === 'pretty' ? pino({ level }, prettyDestination()) : pino({ level });
 }
