@@ -83,7 +83,8 @@ export const AGGREGATE: Renderings<typeof AGGREGATE_FUNCTIONS> = {
   // HAVING MAX y: argMax skips rows where either argument is NULL, so the value goes in a tuple
   // (never NULL itself) to keep rows whose value is NULL.
   any_value: (call) => (call.having ? `${call.having.max ? 'argMax' : 'argMin'}(tuple(${arg(call, 0)}), ${call.having.value}).1` : same('any')(call)),
-  array_agg: (call) => collected(call, arg(call, 0), call.ignoreNulls),
+  // A condition is a number (UInt8) in ClickHouse: an array of them would hold 0 and 1.
+  array_agg: (call) => collected(call, argType(call, 0) === 'BOOL' ? `CAST(${arg(call, 0)} AS Nullable(Bool))` : arg(call, 0), call.ignoreNulls),
   // Arrays are never NULL in ClickHouse: nothing to skip.
   array_concat_agg: (call) => `arrayFlatten(${collected(call, arg(call, 0), true)})`,
   avg: PORTABLE_EMITTERS.avg,
