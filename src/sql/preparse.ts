@@ -23,55 +23,36 @@ export function rewriteBeforeParse(sql: string): string {
 /** `SAFE.substr(` as `SAFE.\`substr\`(`; not after a dot (a column path) nor inside strings, quoted names or comments. */
 function rewriteSafeCalls(sql: string): string {
   if (!/safe\s*\./i.test(sql)) return sql;
-  let out = '';
-  let index = 0;
-  while (index < sql.length) {
-    const skipped = skipOpaque(sql, index);
-    if (skipped > index) {
-      out += sql.slice(index, skipped);
-      index = skipped;
-      continue;
-    }
+  return rewriteOutsideOpaque(sql, (index) => {
     const call = index > 0 && /[\w.`]/.test(sql[index - 1]!) ? null : /^(safe\s*\.\s*)([A-Za-z_]\w*)(?=\s*\()/i.exec(sql.slice(index, index + 200));
-    if (call) {
-      out += `${call[1]}\`${call[2]}\``;
-      index += call[0].length;
-      continue;
-    }
-    out += sql[index];
-    index++;
-  }
-  return out;
+    return call ? { text: `${call[1]}\`${call[2]}\``, end: index + call[0].length } : undefined;
+  });
 }
 
 /** `0x1F` (an INT64 written in hex, which the grammar lacks) as its decimal value; one past INT64 is left for the parser to refuse. */
 function rewriteHexIntegers(sql: string): string {
   if (!/0[xX][0-9A-Fa-f]/.test(sql)) return sql;
-  let out = '';
-  let index = 0;
-  while (index < sql.length) {
-    const skipped = skipOpaque(sql, index);
-    if (skipped > index) {
-      out += sql.slice(index, skipped);
-      index = skipped;
-      continue;
-    }
+  return rewriteOutsideOpaque(sql, (index) => {
     const hex = index > 0 && WORD.test(sql[index - 1]!) ? null : /^0[xX]([0-9A-Fa-f]+)(?![A-Za-z0-9_])/.exec(sql.slice(index));
-    if (hex && BigInt(`0x${hex[1]}`) <= 0x7fffffffffffffffn) {
-      out += BigInt(`0x${hex[1]}`).toString();
-      index += hex[0].length;
-      continue;
-    }
-    out += sql[index];
-    index++;
-  }
-  return out;
+    return hex && BigInt(`0x${hex[1]}`) <= 0x7fffffffffffffffn ? { text: BigInt(`0x${hex[1]}`).toString(), end: index + hex[0].length } : undefined;
+  });
 }
 
 const WORD = /[A-Za-z0-9_]/;
 
 function rewriteTypedArrays(sql: string): string {
   if (!/ARRAY\s*</i.test(sql)) return sql;
+  return rewriteOutsideOpaque(sql, (index) => {
+    const literal = typedArrayAt(sql, index);
+    return literal ? { text: `CAST([${rewriteTypedArrays(sql.slice(literal.open + 1, literal.close))}] AS ${literal.type})`, end: literal.close + 1 } : undefined;
+  });
+}
+
+/**
+ * `sql` with the text `rewrite` gives for a position (up to `end`) put in place of it, trying
+ * every position outside strings, quoted names and comments.
+ */
+function rewriteOutsideOpaque(sql: string, rewrite: (index: number) => { text: string; end: number } | undefined): string {
   let out = '';
   let index = 0;
   while (index < sql.length) {
@@ -81,10 +62,10 @@ function rewriteTypedArrays(sql: string): string {
       index = skipped;
       continue;
     }
-    const literal = typedArrayAt(sql, index);
-    if (literal) {
-      out += `CAST([${rewriteTypedArrays(sql.slice(literal.open + 1, literal.close))}] AS ${literal.type})`;
-      index = literal.close + 1;
+    const replaced = rewrite(index);
+    if (replaced) {
+      out += replaced.text;
+      index = replaced.end;
       continue;
     }
     out += sql[index];
