@@ -718,6 +718,41 @@ const FIELD_RANGES: Partial<Record<ParseField, [number, number]>> = {
 
 const MICROS_PER_DAY = '86400000000';
 
+/** How an engine prints a date/time format: its own strftime-like function for the elements it has, SQL for the others. */
+export interface FormatDialect {
+  /** The engine function's code for an element, if it has one. */
+  nativeCode(piece: FormatPiece): string | undefined;
+  /** One call of that function with `codes` (a run of codes and literal text, `%` doubled). */
+  native(codes: string): string;
+  /** An element the function lacks. */
+  piece(piece: Exclude<FormatPiece, { kind: 'text' }>): string;
+  /** The value of an empty format: '' unless the value is NULL. */
+  empty: string;
+  concat(parts: string[]): string;
+}
+
+/** A format's pieces as SQL: runs the engine's function prints in one call, the other elements one by one. */
+export function assembleFormat(pieces: FormatPiece[], dialect: FormatDialect): string {
+  const parts: string[] = [];
+  let run = '';
+  const flush = () => {
+    if (run) parts.push(dialect.native(run));
+    run = '';
+  };
+  for (const piece of pieces) {
+    const code = dialect.nativeCode(piece);
+    if (code !== undefined) run += code;
+    else if (piece.kind === 'text') run += piece.text.replaceAll('%', '%%');
+    else {
+      flush();
+      parts.push(dialect.piece(piece));
+    }
+  }
+  flush();
+  if (parts.length === 0) return dialect.empty;
+  return parts.length === 1 ? parts[0]! : dialect.concat(parts);
+}
+
 export function assembleParse(plan: ParsePlan, type: TimeType, dialect: ParseDialect): ParsedValue {
   const textOf = (group: number) => {
     const place = plan.texts[group - 1]!;

@@ -5,7 +5,7 @@
  * value. The session reads formatDateTime's %M as minutes (formatdatetime_parsedatetime_m_is_month_name=0).
  */
 
-import { assembleParse, formatPieces, parsePlan, type FormatPiece, type NumberField, type ParseDialect, type ParsePlan, type TimeType } from '../../../sql/format-elements.ts';
+import { assembleFormat, assembleParse, formatPieces, parsePlan, type FormatPiece, type NumberField, type ParseDialect, type ParsePlan, type TimeType } from '../../../sql/format-elements.ts';
 import { quoted as quoteString } from './shared.ts';
 import { floorDivide } from './calendar.ts';
 
@@ -128,28 +128,13 @@ export interface FormatValue {
 
 /** FORMAT_<type>(format, value) for a literal format (or pieces made otherwise: CAST's). */
 export function formatSql(format: string | FormatPiece[], type: TimeType, value: FormatValue): string {
-  const parts: string[] = [];
-  let run = '';
-  const flush = () => {
-    if (run) parts.push(`formatDateTime(${value.wall}, ${quoteString(run)})`);
-    run = '';
-  };
-  for (const piece of typeof format === 'string' ? formatPieces(format, type) : format) {
-    const code = nativeCode(piece);
-    if (code !== undefined) {
-      run += code;
-      continue;
-    }
-    if (piece.kind === 'text') {
-      run += piece.text.replaceAll('%', '%%');
-      continue;
-    }
-    flush();
-    parts.push(pieceSql(piece, value));
-  }
-  flush();
-  if (parts.length === 0) return `if(isNull(${value.wall}), NULL, '')`;
-  return parts.length === 1 ? parts[0]! : `concat(${parts.join(', ')})`;
+  return assembleFormat(typeof format === 'string' ? formatPieces(format, type) : format, {
+    nativeCode: nativeCode,
+    native: (codes) => `formatDateTime(${value.wall}, ${quoteString(codes)})`,
+    piece: (piece) => pieceSql(piece, value),
+    empty: `if(isNull(${value.wall}), NULL, '')`,
+    concat: (parts) => `concat(${parts.join(', ')})`,
+  });
 }
 
 function pieceSql(piece: Exclude<FormatPiece, { kind: 'text' }>, value: FormatValue): string {

@@ -4,7 +4,7 @@
  * others; PARSE_* as one regular expression match whose groups are assembled into the value.
  */
 
-import { assembleParse, formatPieces, parsePlan, type Casing, type FormatPiece, type NumberField, type ParseDialect, type ParsePlan, type TimeType } from '../../../sql/format-elements.ts';
+import { assembleFormat, assembleParse, formatPieces, parsePlan, type Casing, type FormatPiece, type NumberField, type ParseDialect, type ParsePlan, type TimeType } from '../../../sql/format-elements.ts';
 import { invalidSql } from '../../../sql/parse.ts';
 import { quoted as quoteString } from './shared.ts';
 
@@ -116,28 +116,13 @@ export interface FormatValue {
 
 /** FORMAT_<type>(format, value) for a literal format (or pieces made otherwise: CAST's). */
 export function formatSql(format: string | FormatPiece[], type: TimeType, value: FormatValue): string {
-  const parts: string[] = [];
-  let run = '';
-  const flush = () => {
-    if (run) parts.push(`strftime(${value.wall}, ${quoteString(run)})`);
-    run = '';
-  };
-  for (const piece of typeof format === 'string' ? formatPieces(format, type) : format) {
-    const code = strftimeCode(piece);
-    if (code !== undefined) {
-      run += code;
-      continue;
-    }
-    if (piece.kind === 'text') {
-      run += piece.text.replaceAll('%', '%%');
-      continue;
-    }
-    flush();
-    parts.push(pieceSql(piece, value));
-  }
-  flush();
-  if (parts.length === 0) return `CASE WHEN ${value.wall} IS NULL THEN NULL ELSE '' END`;
-  return parts.length === 1 ? parts[0]! : `(${parts.join(' || ')})`;
+  return assembleFormat(typeof format === 'string' ? formatPieces(format, type) : format, {
+    nativeCode: strftimeCode,
+    native: (codes) => `strftime(${value.wall}, ${quoteString(codes)})`,
+    piece: (piece) => pieceSql(piece, value),
+    empty: `CASE WHEN ${value.wall} IS NULL THEN NULL ELSE '' END`,
+    concat: (parts) => `(${parts.join(' || ')})`,
+  });
 }
 
 function pieceSql(piece: Exclude<FormatPiece, { kind: 'text' }>, value: FormatValue): string {
