@@ -81,10 +81,49 @@ const isUtc = (zone: Zone) => zone.kind === 'offset' && zone.minutes === 0;
 /** BigQuery's error for the rows where `failing` holds (NULL under SAFE), else `value`. */
 const checked = (call: CallParts, failing: string, message: string, value: string) => `if(${failing}, ${call.safe ? 'NULL' : raiseWhere(failing, message)}, ${value})`;
 
+/**
+ * DATE_ADD and its kin: the value moved by `INTERVAL n part`. A DATETIME or TIMESTAMP that would
+ * leave BigQuery's range is an error, as in BigQuery (ClickHouse's DateTime64 saturates or wraps).
+ */
 const moved =
   (operator: '+' | '-'): Emitter =>
-  (call) =>
-    argType(call, 0) === 'DATE' && call.raw[1]?.kind === 'interval' ? `toDate32(${moveBy(call, arg(call, 0), 1, operator)})` : moveBy(call, arg(call, 0), 1, operator);
+  (call) => {
+    const type = argType(call, 0);
+    const raw = call.raw[1];
+    const value = moveBy(call, arg(call, 0), 1, operator);
+    if (raw?.kind !== 'interval') return value;
+    if (type === 'DATE') return `toDate32(${value})`;
+    if (type !== 'DATETIME' && type !== 'TIMESTAMP') return value;
+    const count = `${operator === '-' ? '-' : ''}toInt128(${call.print(raw.value)})`;
+    return checked(call, leavesRange(arg(call, 0), count, raw.unit), `${type} out of range`, value);
+  };
+
+/** Microseconds in one of each part of a fixed length; months, quarters and years are counted in months. */
+const PART_MICROS: Partial<Record<ir.DatePart, number>> = {
+  microsecond: 1,
+  millisecond: 1_000,
+  second: 1_000_000,
+  minute: 60_000_000,
+  hour: 3_600_000_000,
+  day: 86_400_000_000,
+  week: 604_800_000_000,
+};
+const PART_MONTHS: Partial<Record<ir.DatePart, number>> = { month: 1, quarter: 3, year: 12 };
+/** 0001-01-01 00:00:00 and 9999-12-31 23:59:59.999999 in microseconds from the epoch. */
+const FIRST_MICROS = '-62135596800000000';
+const LAST_MICROS = '253402300799999999';
+
+/**
+ * Whether the DateTime64 `value` moved by `count` (an Int128) of `part` leaves BigQuery's range,
+ * 0001-01-01 00:00:00 to 9999-12-31 23:59:59.999999: counted in microseconds from the epoch, or
+ * in months from year 0 (a month step that stays in range keeps the day in range, as it is
+ * clamped to the month's last day).
+ */
+function leavesRange(value: string, count: string, part: ir.DatePart): string {
+  const months = PART_MONTHS[part];
+  if (months !== undefined) return `((toYear(${value}) * 12 + toMonth(${value}) - 1) + ${count} * ${months} NOT BETWEEN 12 AND ${9999 * 12 + 11})`;
+  return `(toUnixTimestamp64Micro(${value}) + ${count} * ${PART_MICROS[part] ?? 1} NOT BETWEEN ${FIRST_MICROS} AND ${LAST_MICROS})`;
+}
 
 const difference: Emitter = (call) => {
   const { part, weekStart } = partOf(call, 2);
