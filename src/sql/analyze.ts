@@ -202,9 +202,14 @@ class Analyzer {
         if (step.condition) this.resolve(step.condition, scope, ctes);
         continue;
       }
+      const left = scope.variables.length;
       this.relation(step.relation, scope, ctes);
       if (step.on) this.resolve(step.on, scope, ctes);
-      for (const name of step.using ?? []) (scope.using ??= new Set()).add(name.toLowerCase());
+      for (const name of step.using ?? []) {
+        checkUsing(name, 'left', scope.variables.slice(0, left));
+        checkUsing(name, 'right', scope.variables.slice(left));
+        (scope.using ??= new Set()).add(name.toLowerCase());
+      }
     }
   }
 
@@ -831,6 +836,29 @@ function lookup(name: string, scope: Scope): Found {
     if (open) return { kind: 'open' };
   }
   return { kind: 'none' };
+}
+
+/**
+ * A column of `JOIN … USING (name)` must be on each side, as a table's column, an UNNEST's value
+ * (its alias, or WITH OFFSET's) or a field of an UNNEST without alias; not checked where a side's
+ * names are not known.
+ */
+function checkUsing(name: string, side: 'left' | 'right', variables: RangeVariable[]): void {
+  const key = name.toLowerCase();
+  for (const variable of variables) {
+    if (variable.key === key && variable.value) {
+      // An UNNEST alias renamed because another name in the FROM clause is the same (`UNNEST(x) a JOIN UNNEST(y) a`): the engine would not find it.
+      if (variable.printed.toLowerCase() !== key) throw semanticError(`USING (${name}) of an UNNEST alias that another name of the FROM clause repeats is not supported`);
+      return;
+    }
+    if (variable.table && findColumn(variable.table.columns, name)) return;
+    const struct = variable.anonymous && variable.value ? structOf(variable.value) : undefined;
+    if (struct && findColumn(struct.fields, name)) return;
+  }
+  if (variables.some((variable) => variable.table?.open || variable.value?.kind === 'unknown')) return;
+  const alias = variables.find((variable) => variable.key === key && variable.table);
+  if (alias) throw semanticError(`Name ${name} in USING clause is a table alias, not a column name, on ${side} side of join`);
+  throw semanticError(`Column ${name} in USING clause not found on ${side} side of join`);
 }
 
 function namesInScope(scope: Scope, items: ir.SelectItem[] | undefined): string[] {

@@ -585,12 +585,15 @@ export class Lowering {
     const step = type === 'right' || type === 'full' ? undefined : lateralOn ? this.lateralStep((factor as { Derived: TableFactorVariants['Derived'] }).Derived, scope, true, lateralOn) : this.correlatedStep(factor, scope, type === 'left');
     if (step) {
       if (type === 'cross' || lateralOn) return step;
+      // An array that reads nothing of the row is a table like any other, joined on the columns named.
+      const using = usingColumns(constraint as JoinConstraint);
+      if (using && namesUsedBy(step.array).heads.length === 0) return { kind: 'join', type, relation: unnestRelation(step), using };
       // The condition may name the unnest alias, so lower it once the alias is in scope.
       const on = this.joinCondition(constraint as JoinConstraint, scope, true);
       if (on && !isTrueLiteral(on)) {
         if (type === 'left') {
           // An array that reads nothing of the row is a table like any other, joined on the condition.
-          if (namesUsedBy(step.array).heads.length === 0) return { kind: 'join', type, relation: { kind: 'unnest', array: step.array, alias: step.alias, ...(step.anonymous ? { anonymous: true } : {}) }, on };
+          if (namesUsedBy(step.array).heads.length === 0) return { kind: 'join', type, relation: unnestRelation(step), on };
           throw invalidSql('LEFT JOIN UNNEST … ON a condition other than TRUE is not supported when the array reads the rows it joins', positionOf(join.relation));
         }
         step.condition = on;
@@ -601,13 +604,8 @@ export class Lowering {
     const relation = this.relation(join.relation, scope);
     if (type === 'cross') return { kind: 'join', type, relation };
     const joinConstraint = constraint as JoinConstraint;
-    if (typeof joinConstraint === 'object' && 'Using' in joinConstraint) {
-      const using = joinConstraint.Using.map((name) => {
-        if (name.length !== 1 || !name[0]) throw invalidSql('USING takes plain column names');
-        return name[0].Identifier.value;
-      });
-      return { kind: 'join', type, relation, using };
-    }
+    const using = usingColumns(joinConstraint);
+    if (using) return { kind: 'join', type, relation, using };
     const on = this.joinCondition(joinConstraint, scope, false);
     if (!on) throw invalidSql(`${type.toUpperCase()} JOIN needs an ON or USING condition`, positionOf(join.relation));
     return { kind: 'join', type, relation, on };
@@ -617,6 +615,8 @@ export class Lowering {
   protected unnestJoin(type: 'right' | 'full', ast: TableFactorVariants['UNNEST'], constraint: JoinConstraint, scope: Scope): ir.FromStep {
     const { offsetAlias, ...parts } = this.unnestParts(ast, scope);
     const relation: ir.Relation = { kind: 'unnest', ...parts, ...(offsetAlias ? { offsetAlias } : {}) };
+    const using = usingColumns(constraint);
+    if (using) return { kind: 'join', type, relation, using };
     const on = this.joinCondition(constraint, scope, false);
     if (!on) throw invalidSql(`${type.toUpperCase()} JOIN needs an ON or USING condition`);
     return { kind: 'join', type, relation, on };
@@ -1538,6 +1538,20 @@ function isGroupingCall(fn: AstFunction): boolean {
 function isOnlyWildcard(args: FunctionArg[]): boolean {
   const [only] = args;
   return args.length === 1 && only !== undefined && 'Unnamed' in only && only.Unnamed === 'Wildcard';
+}
+
+/** The columns of `JOIN … USING (a, b)`, or undefined for another constraint. */
+function usingColumns(constraint: JoinConstraint): string[] | undefined {
+  if (typeof constraint !== 'object' || constraint === null || !('Using' in constraint)) return undefined;
+  return constraint.Using.map((name) => {
+    if (name.length !== 1 || !name[0]) throw invalidSql('USING takes plain column names');
+    return name[0].Identifier.value;
+  });
+}
+
+/** An UNNEST step that reads nothing of the rows before it, as a relation of its own. */
+function unnestRelation(step: Extract<ir.FromStep, { kind: 'unnest' }>): ir.Relation {
+  return { kind: 'unnest', array: step.array, alias: step.alias, ...(step.offsetAlias ? { offsetAlias: step.offsetAlias } : {}), ...(step.anonymous ? { anonymous: true } : {}) };
 }
 
 function isTrueLiteral(expr: ir.Expr): boolean {

@@ -15,6 +15,10 @@
  * - A table named `table` after FROM, JOIN or a comma is quoted (`WITH table AS (…) SELECT … FROM
  *   table`, as BigQuery's documentation writes): the grammar reads `FROM table` as `TABLE(…)`.
  *   Like the leading FROM's `SELECT * `, these insertions move later positions on their line.
+ * - `UNNEST(…) WITH OFFSET` without an alias, followed by a reserved keyword: the grammar
+ *   takes the keyword for the offset's alias (`WITH OFFSET LEFT JOIN` read as an inner join, the
+ *   offset named `LEFT`) or fails on it. It gets BigQuery's default alias written out,
+ *   `WITH OFFSET AS offset`, an insertion too.
  */
 
 import type { Position } from './ast.ts';
@@ -72,6 +76,7 @@ export function rewriteWithNotes(sql: string): { sql: string; notes: SyntaxNotes
   // `SELECT * FROM …`; a table named `table` gets backticks.
   const insertions = [
     ...fromQueryStarts(code).map((offset) => ({ offset, text: 'SELECT * ' })),
+    ...unaliasedOffsets(code).map((offset) => ({ offset, text: ' AS offset' })),
     ...tableNamedTable(code).flatMap((offset) => [
       { offset, text: '`' },
       { offset: offset + 'table'.length, text: '`' },
@@ -91,6 +96,16 @@ export function rewriteWithNotes(sql: string): { sql: string; notes: SyntaxNotes
  */
 function tableNamedTable(code: string): number[] {
   return [...code.matchAll(/(?:\bFROM|\bJOIN|,)\s+(table)\b(?!\s*\()/gi)].map((match) => match.index + match[0].length - match[1]!.length);
+}
+
+/**
+ * Where `WITH OFFSET` (of an UNNEST) ends with no alias before a keyword the grammar would take
+ * for its alias (the others, WHERE, GROUP …, it does not): the offsets just past OFFSET. These
+ * keywords are reserved in BigQuery, so none can be the alias.
+ */
+function unaliasedOffsets(code: string): number[] {
+  const follower = /\bWITH\s+OFFSET(?=\s+(?:JOIN|INNER|LEFT|RIGHT|FULL|CROSS|NATURAL|USING|ON|QUALIFY|WINDOW|TABLESAMPLE)\b)/gi;
+  return [...code.matchAll(follower)].map((match) => match.index + match[0].length);
 }
 
 /**
