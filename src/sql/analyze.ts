@@ -654,7 +654,7 @@ class Analyzer {
       if (variable.value) return this.fields(variable.value, expr, 1);
       if (!variable.table || variable.table.open) return UNKNOWN;
       const [first] = fields;
-      if (first === undefined) return { kind: 'struct', fields: variable.table.columns };
+      if (first === undefined) return this.rowValue(expr, variable.printed, variable.table.columns);
       const column = findColumn(variable.table.columns, first);
       if (!column) {
         const suggestion = closestName(first, variable.table.columns.map((candidate) => candidate.name));
@@ -688,6 +688,21 @@ class Analyzer {
     }
     const suggestion = closestName(head, namesInScope(scope, items));
     throw semanticError(`Unrecognized name: ${head}${suggestion ? `; Did you mean ${suggestion}?` : ''}`, expr.at);
+  }
+
+  /**
+   * A table's range variable used as a value (`ARRAY_AGG(t)`, `TO_JSON(t)`): the struct of its
+   * row's columns, written out as one so every engine builds the same value (ClickHouse has no
+   * value for a table alias; DuckDB's would hold columns a plan added).
+   */
+  private rowValue(expr: Extract<ir.Expr, { kind: 'ref' }>, range: string, columns: Column[]): SqlType {
+    const fields = columns.map((column) => {
+      const ref: ir.Expr = { kind: 'ref', path: [range, column.name], ...(expr.at ? { at: expr.at } : {}) };
+      this.qualified.set(ref, [range, column.name]);
+      return { name: column.name, value: ref };
+    });
+    replaceNode(expr, { kind: 'struct', fields });
+    return { kind: 'struct', fields: columns };
   }
 
   private correlatedSubqueries = 0;
