@@ -326,7 +326,8 @@ class ClickHousePrinter extends SqlPrinter {
   /**
    * ARRAY(SELECT … FROM UNNEST(arr) AS x … [ORDER BY …] [LIMIT n [OFFSET m]]): the elements are
    * sorted by arraySort (each key's NULLs placed by a flag before it), when every key goes the same
-   * way (arrayReverseSort for descending ones), then mapped and sliced.
+   * way (arrayReverseSort for descending ones), then mapped and sliced. Any other subquery is
+   * run on its own and its rows gathered.
    */
   protected override arraySubquery(query: ir.Query): string {
     const shape = this.unnestOnly(query, true);
@@ -338,7 +339,8 @@ class ClickHousePrinter extends SqlPrinter {
       const start = query.offset ? `toInt64(${this.expr(query.offset)}) + 1` : '1';
       return `arraySlice(${values}, ${start}${query.limit ? `, toInt64(${this.expr(query.limit)})` : ''})`;
     }
-    return `(SELECT groupArray(*) FROM (${this.query(query)}))`;
+    // groupArray skips NULLs; wrapped in a tuple each row's value is kept, NULL too, as BigQuery keeps it.
+    return `(SELECT arrayMap(__r -> __r.1, groupArray(tuple(*))) FROM (${this.query(query)}))`;
   }
 
   /** The shape's arrays in ORDER BY's order, or undefined when its keys go different ways. */
