@@ -29,15 +29,18 @@ interface LiteralPattern {
 const sameOverBytes = (pattern: string) => /^[\x00-\x7f]*$/.test(pattern) && !/\.|\[\^|\\[WSDPpCX]/.test(pattern);
 
 /**
- * The literal pattern of a call, or 'invalid' (the analyzer let it through under SAFE.); a
+ * The literal pattern of a call, or 'invalid' (the analyzer let it through under SAFE.: it does
+ * not parse, or has more than one capturing group for a function that `extracts` a match); a
  * pattern that is not a literal is refused, since ClickHouse's extraction functions need one.
  */
-function literalPattern(call: CallParts, name: string): LiteralPattern | 'invalid' {
+function literalPattern(call: CallParts, name: string, extracts: boolean): LiteralPattern | 'invalid' {
   const text = literalText(call.raw[1]);
   if (text === undefined) throw invalidSql(`${name} needs a literal regular expression on ClickHouse`);
   if (patternProblem(text)) return 'invalid';
   if (isBytes(call) && !sameOverBytes(text)) throw invalidSql(`${name} of BYTES on ClickHouse takes only ASCII patterns without ., [^…] or \\W-like classes (ClickHouse matches UTF-8 characters, BigQuery bytes)`);
-  return { text, info: patternInfo(text), sql: quoted(`(?-s)${text}`) };
+  const info = patternInfo(text);
+  if (extracts && info.groups > 1) return 'invalid';
+  return { text, info, sql: quoted(`(?-s)${text}`) };
 }
 
 /**
@@ -65,7 +68,7 @@ const allMatches = (value: string, pattern: LiteralPattern) =>
 
 const extract: Emitter = (call) => {
   const name = 'REGEXP_EXTRACT';
-  const pattern = literalPattern(call, name);
+  const pattern = literalPattern(call, name, true);
   if (pattern === 'invalid') return 'NULL';
   const value = arg(call, 0);
   // ClickHouse gives '' for a group that took no part in the match, BigQuery NULL: told apart when the group cannot match ''.
@@ -87,7 +90,7 @@ const extract: Emitter = (call) => {
  */
 function instr(call: CallParts): string {
   const name = 'REGEXP_INSTR';
-  const pattern = literalPattern(call, name);
+  const pattern = literalPattern(call, name, true);
   if (pattern === 'invalid') return 'NULL';
   if (pattern.info.nullable) throw refuse(name, 'with a pattern that matches the empty string');
   const split = pattern.info.topLevelGroup;
@@ -116,7 +119,7 @@ function instr(call: CallParts): string {
 
 export const REGEXP: Renderings<Pick<typeof STRING_FUNCTIONS, RegexpFunction>> = {
   regexp_contains: (call) => {
-    const pattern = nonLiteralAllowed(call, 'REGEXP_CONTAINS') ? undefined : literalPattern(call, 'REGEXP_CONTAINS');
+    const pattern = nonLiteralAllowed(call, 'REGEXP_CONTAINS') ? undefined : literalPattern(call, 'REGEXP_CONTAINS', false);
     if (pattern === 'invalid') return 'NULL';
     return `match(${arg(call, 0)}, ${pattern?.sql ?? `concat('(?-s)', ${arg(call, 1)})`})`;
   },
@@ -124,15 +127,16 @@ export const REGEXP: Renderings<Pick<typeof STRING_FUNCTIONS, RegexpFunction>> =
   regexp_substr: extract,
   regexp_extract_all: (call) => {
     const name = 'REGEXP_EXTRACT_ALL';
-    const pattern = literalPattern(call, name);
-    if (pattern === 'invalid') return 'NULL';
+    const pattern = literalPattern(call, name, true);
+    // SAFE.'s NULL ARRAY: ClickHouse has none, and BigQuery's results give [] for one.
+    if (pattern === 'invalid') return 'CAST([] AS Array(String))';
     if (pattern.info.nullable) throw refuse(name, 'with a pattern that matches the empty string (ClickHouse skips empty matches)');
     return allMatches(arg(call, 0), pattern);
   },
   regexp_instr: instr,
   regexp_replace: (call) => {
     const name = 'REGEXP_REPLACE';
-    const literal = nonLiteralAllowed(call, name) ? undefined : literalPattern(call, name);
+    const literal = nonLiteralAllowed(call, name) ? undefined : literalPattern(call, name, false);
     if (literal === 'invalid') return 'NULL';
     // ClickHouse also replaces an empty match right after a match; it makes no difference when the replacement is empty.
     if (literal?.info.nullable && literalText(call.raw[2]) !== '') throw refuse(name, 'with a pattern that matches the empty string and a replacement');

@@ -15,18 +15,24 @@ type RegexpFunction = 'regexp_contains' | 'regexp_extract' | 'regexp_extract_all
 
 const bigint = (value: string) => `CAST(${value} AS BIGINT)`;
 
-/** The pattern when it is a literal: its structure, or `invalid` (left through by the analyzer under SAFE.). */
-function literalPattern(call: CallParts): PatternInfo | 'invalid' | undefined {
+/**
+ * The pattern when it is a literal: its structure, or `invalid` (left through by the analyzer
+ * under SAFE.: it does not parse, or has more than one capturing group for a function that
+ * `extracts` a match).
+ */
+function literalPattern(call: CallParts, extracts: boolean): PatternInfo | 'invalid' | undefined {
   const pattern = literalText(call.raw[1]);
   if (pattern === undefined) return undefined;
-  return patternProblem(pattern) ? 'invalid' : patternInfo(pattern);
+  if (patternProblem(pattern)) return 'invalid';
+  const info = patternInfo(pattern);
+  return extracts && info.groups > 1 ? 'invalid' : info;
 }
 
 /** A STRING call on a literal pattern DuckDB's functions answer as BigQuery: `native`; otherwise `script`. */
 const byPattern =
-  (native: (call: CallParts, info: PatternInfo) => string | undefined, script: Emitter): Emitter =>
+  (extracts: boolean, native: (call: CallParts, info: PatternInfo) => string | undefined, script: Emitter): Emitter =>
   (call) => {
-    const info = literalPattern(call);
+    const info = literalPattern(call, extracts);
     if (info === 'invalid') return 'NULL';
     if (info === undefined || argType(call, 0) === 'BYTES') return script(call);
     return native(call, info) ?? script(call);
@@ -39,6 +45,7 @@ const positionChecks = (call: CallParts, position: string, occurrence: string, v
   `(CASE WHEN ${position} <= 0 THEN ${fail(call, 'Position must be positive')} WHEN ${occurrence} <= 0 THEN ${fail(call, 'Occurrence must be positive')} ELSE ${value} END)`;
 
 const extract: Emitter = byPattern(
+  true,
   (call, info) => {
     const [value, pattern] = [arg(call, 0), arg(call, 1)];
     const group = info.groups;
@@ -59,12 +66,14 @@ const extract: Emitter = byPattern(
 
 export const REGEXP: Renderings<Pick<typeof STRING_FUNCTIONS, RegexpFunction>> = {
   regexp_contains: byPattern(
+    false,
     (call) => `regexp_matches(${arg(call, 0)}, ${arg(call, 1)})`,
     (call) => (argType(call, 0) === 'BYTES' ? `(${udf('regexp_contains', call, [arg(call, 0), arg(call, 1)])} = 1)` : `regexp_matches(${arg(call, 0)}, ${arg(call, 1)})`),
   ),
   regexp_extract: extract,
   regexp_substr: extract,
   regexp_extract_all: byPattern(
+    true,
     (call, info) => {
       if (info.nullable) return undefined;
       const all = `regexp_extract_all(${arg(call, 0)}, ${arg(call, 1)}, ${info.groups})`;
@@ -74,11 +83,12 @@ export const REGEXP: Renderings<Pick<typeof STRING_FUNCTIONS, RegexpFunction>> =
     (call) => udf('regexp_extract_all', call, [arg(call, 0), arg(call, 1)]),
   ),
   regexp_instr: (call) => {
-    if (literalPattern(call) === 'invalid') return 'NULL';
+    if (literalPattern(call, true) === 'invalid') return 'NULL';
     const [position, occurrence, after] = [2, 3, 4].map((index) => bigint(optionalArg(call, index) ?? (index === 4 ? '0' : '1')));
     return udf('regexp_instr', call, [arg(call, 0), arg(call, 1), position!, occurrence!, after!]);
   },
   regexp_replace: byPattern(
+    false,
     (call) => `regexp_replace(${arg(call, 0)}, ${arg(call, 1)}, ${arg(call, 2)}, 'g')`,
     (call) => (argType(call, 0) === 'BYTES' ? udf('regexp_replace', call, [arg(call, 0), arg(call, 1), arg(call, 2)]) : `regexp_replace(${arg(call, 0)}, ${arg(call, 1)}, ${arg(call, 2)}, 'g')`),
   ),
