@@ -50,12 +50,18 @@ function timeFromText(text: string, type: 'DATE' | 'DATETIME' | 'TIME', safe: bo
   return `if(isNull(${text}), NULL, if(${mismatch}, ${safe ? 'NULL' : raiseWhere(mismatch, message)}, ${read}))`;
 }
 
-/** CAST(text AS INT64) also reads hexadecimal (`0x1F`, `-0x100`), as BigQuery does. */
+/**
+ * CAST(text AS INT64) also reads hexadecimal (`0x1F`, `-0x100`), as BigQuery does; a value past
+ * INT64 (`0xFFFFFFFFFFFFFFFF`) is an error, NULL under SAFE_CAST (its 64 bits would wrap).
+ */
 function int64FromText(text: string, safe: boolean): string {
   const hexPattern = "'^\\\\s*([+-]?)0[xX]([0-9a-fA-F]{1,16})\\\\s*$'";
   const groups = `extractGroups(assumeNotNull(${text}), ${hexPattern})`;
-  const magnitude = `reinterpretAsInt64(reverse(unhex(leftPad(__hex[2], 16, '0'))))`;
-  const hex = `arrayMap(__hex -> if(__hex[1] = '-', -${magnitude}, ${magnitude}), [${groups}])[1]`;
+  const magnitude = `reinterpretAsUInt64(reverse(unhex(leftPad(__hex[2], 16, '0'))))`;
+  const negative = `__hex[1] = '-'`;
+  const tooBig = `${magnitude} > if(${negative}, 9223372036854775808, 9223372036854775807)`;
+  const value = `if(${negative}, toInt64(-toInt128(${magnitude})), toInt64(${magnitude}))`;
+  const hex = `arrayMap(__hex -> ${refused(tooBig, 'Bad int64 value', safe, value)}, [${groups}])[1]`;
   const decimal = safe ? `toInt64OrNull(trimBoth(${text}))` : `CAST(trimBoth(assumeNotNull(${text})) AS Int64)`;
   return `if(isNull(${text}), NULL, if(match(assumeNotNull(${text}), ${hexPattern}), ${hex}, ${decimal}))`;
 }
