@@ -273,7 +273,7 @@ export abstract class SqlPrinter {
       case 'between':
         return this.between(expr);
       case 'in_list':
-        return `(${this.expr(expr.expr)} ${expr.negated ? 'NOT ' : ''}IN (${expr.list.map((item) => this.expr(item)).join(', ')}))`;
+        return this.inList(expr);
       case 'in_subquery':
         return `(${this.expr(expr.expr)} ${expr.negated ? 'NOT ' : ''}IN (${this.query(expr.query)}))`;
       case 'in_unnest': {
@@ -370,6 +370,11 @@ export abstract class SqlPrinter {
   /** `source`: the operation printed, for what the analyzer noted on it (its `floating`). */
   protected operator(op: ir.BinaryOperator, left: string, right: string, _source?: ExprOf<'binary'>): string {
     return `(${left} ${op} ${right})`;
+  }
+
+  /** `x [NOT] IN (a, b …)`: TRUE if x equals an element, else NULL if x or an element is NULL, else FALSE. */
+  protected inList(expr: ExprOf<'in_list'>): string {
+    return `(${this.expr(expr.expr)} ${expr.negated ? 'NOT ' : ''}IN (${expr.list.map((item) => this.expr(item)).join(', ')}))`;
   }
 
   protected is(expr: ExprOf<'is'>): string {

@@ -492,6 +492,21 @@ class ClickHousePrinter extends SqlPrinter {
   }
 
   /**
+   * ClickHouse's IN skips a NULL element and answers FALSE where BigQuery's is NULL (`1 IN (2,
+   * NULL)`, and so `1 NOT IN (2, NULL)` was TRUE). A list of literals other than NULL is left to
+   * ClickHouse's IN, which gives NULL for a NULL value already; another list is checked for NULLs
+   * when nothing matched.
+   */
+  protected override inList(expr: ExprOf<'in_list'>): string {
+    const mayBeNull = expr.list.filter((item) => !NON_NULL_LITERALS.has(item.kind));
+    if (mayBeNull.length === 0) return super.inList(expr);
+    const value = this.expr(expr.expr);
+    const nulls = [value, ...mayBeNull.map((item) => this.expr(item))].map((side) => `isNull(${side})`).join(' OR ');
+    const test = `if(${value} IN (${expr.list.map((item) => this.expr(item)).join(', ')}), true, if(${nulls}, NULL, false))`;
+    return expr.negated ? `(NOT ${test})` : test;
+  }
+
+  /**
    * `CASE x WHEN v …` compares with `=`, so a NULL x or v matches nothing; ClickHouse's simple CASE
    * (caseWithExpression) matches NULL with NULL. Each WHEN becomes the comparison (ClickHouse
    * computes the repeated operand once).
@@ -645,6 +660,9 @@ class ClickHousePrinter extends SqlPrinter {
  * NULL field makes the comparison NULL unless another field differs (ClickHouse finds a NULL
  * element of a tuple unequal to anything, a NULL tuple equal to nothing).
  */
+/** Literals that are never NULL. */
+const NON_NULL_LITERALS: ReadonlySet<ir.Expr['kind']> = new Set(['number', 'string', 'bool', 'typed_literal']);
+
 function structEquality(left: string, right: string, type: SqlType): string {
   if (type.kind !== 'struct') return `(${left} = ${right})`;
   if (type.fields.length === 0) return `(${left} IS NOT NULL AND ${right} IS NOT NULL OR NULL)`;
