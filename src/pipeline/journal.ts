@@ -31,7 +31,12 @@ export interface JournalDamage {
 
 const HEADER_BYTES = 8;
 const SEGMENT_SUFFIX = '.journal';
-const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
+/**
+ * A file is deleted once the warehouse holds all of it, so up to this many bytes of events already
+ * folded stay on disk. On a full disk that is room a checkpoint needs: with 64 MB files a 64 MB
+ * disk held 31 MB of journal and 22 MB of DuckDB log for the same events, and neither could shrink.
+ */
+const DEFAULT_SEGMENT_BYTES = 16 * 1024 * 1024;
 /** Inline writes (see writesInline): a group this small, after this long without one, on a disk that syncs this fast. */
 const INLINE_WRITE_MAX_BYTES = 256 * 1024;
 const QUIET_MS = 20;

@@ -6,8 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm, rmdir } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, rmdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -154,6 +155,8 @@ test('a full disk: nothing acknowledged is lost, clients are told to retry, and 
   const during = await count();
   assert.ok(during.status === 200 || (during.status === 503 && during.body.error.code === 'storage_unavailable'), JSON.stringify(during.body));
 
+  // The disk stays full a while: longer than DuckDB's idle checkpoint waits, which fails on it.
+  await sleep(8_000);
   await rm(join(disk, 'filler'));
   const resumed = await until('ingestion resumes', async () => {
     const reply = await postBatch(server, source, Array.from({ length: 100 }, (_, i) => `after-${Date.now()}-${i}`), ledger);
@@ -171,6 +174,32 @@ test('a full disk: nothing acknowledged is lost, clients are told to retry, and 
   server = await start(dataDir);
   await stopServer(server);
   await assertLedgerHolds(dataDir, source, ledger);
+});
+
+test('a checkpoint that failed on a full disk is tried again once space returns, with no fold to start it', async (t) => {
+  const disk = await smallDisk('64m');
+  if (!disk) return t.skip(NO_MOUNT);
+  const dataDir = join(disk, 'data');
+  const server = await start(dataDir);
+  const { source } = await setUp(server);
+  const events = Array.from({ length: 3_000 }, (_, i) => ({ id: `e${i}`, message: `event ${i} ${randomBytes(200).toString('hex')}` }));
+  assert.equal((await call(server, 'POST', `/logs?source=${source}&wait=visible`, { batch: events })).status, 200);
+  // Folded into DuckDB's log; the idle checkpoint that follows finds no room to write the file.
+  fill(disk, -(1 << 20)); // to the last block
+  const checkpoints = async () => {
+    const metrics = await (await fetch(`${server.url}/metrics`, { headers: { 'x-api-key': KEY } })).text();
+    const count = (outcome: string) => Number(new RegExp(`^sawmill_checkpoints_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(metrics)?.[1]);
+    return { ok: count('ok'), failed: count('failed') };
+  };
+  await until('the checkpoint fails on the full disk', async () => ((await checkpoints()).failed > 0 ? true : undefined), 20_000);
+  const okBefore = (await checkpoints()).ok;
+
+  await rm(join(disk, 'filler'));
+  // Nothing is ingested: the next checkpoint must come by itself, and fold the log into the file.
+  await until('a checkpoint works', async () => ((await checkpoints()).ok > okBefore ? true : undefined), 30_000);
+  const wal = await stat(join(dataDir, 'sawmill.duckdb.wal')).catch(() => undefined);
+  assert.ok((wal?.size ?? 0) < 64 * 1024, `the log is folded into the file (${wal?.size} bytes left)`);
+  await stopServer(server);
 });
 
 test('the service starts on a disk that is still full, answers queries, and stores again once space returns', async (t) => {

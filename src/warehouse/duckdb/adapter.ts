@@ -82,7 +82,7 @@ const RETENTION_INTERVAL_MS = 5 * 60_000;
 const CHECKPOINT_THRESHOLD = '64MB';
 const IDLE_CHECKPOINT_MS = 2_000;
 const MAX_IDLE_CHECKPOINT_MS = 60_000;
-/** A refused checkpoint is tried again this much later, ingestion or not. */
+/** A refused checkpoint is tried again this much later, ingestion or not; a failed one too, then twice as late each time, up to MAX_IDLE_CHECKPOINT_MS. */
 const CHECKPOINT_RETRY_MS = 5_000;
 /** How often a warehouse DuckDB gave up on (a full disk, say) tries to open its file again. */
 const REOPEN_INTERVAL_MS = 1_000;
@@ -462,20 +462,12 @@ export class DuckDbWarehouse implements Warehouse {
 
   /**
    * Checkpoint once writes pause, so a quiet server holds no WAL to replay and no unwritten row
-   * groups in memory. One a running query refused is tried again until one works; one that failed
-   * for want of space invalidated the database (exclusive() notices, and the file is reopened):
-   * the next write that works schedules the next one, as trying on a full disk only fails again.
+   * groups in memory. A checkpoint that fails schedules the next one itself (see checkpoint()).
    */
   private checkpointWhenIdle(delayMs = IDLE_CHECKPOINT_MS): void {
     clearTimeout(this.idleCheckpointTimer);
     if (this.closed) return;
-    this.idleCheckpointTimer = setTimeout(
-      () =>
-        void this.exclusive(() => this.checkpoint()).catch((error: unknown) => {
-          if (isCheckpointRefused(error)) this.checkpointWhenIdle(CHECKPOINT_RETRY_MS);
-        }),
-      delayMs,
-    );
+    this.idleCheckpointTimer = setTimeout(() => void this.exclusive(() => this.checkpoint()).catch(() => undefined), delayMs);
     this.idleCheckpointTimer.unref();
   }
 
@@ -500,6 +492,12 @@ export class DuckDbWarehouse implements Warehouse {
         streak.reported = true;
         this.hooks.onCheckpoint?.({ outcome: 'problem', reason, failures: streak.failures, since });
       }
+      // One a running query refused is tried again soon. One that failed otherwise (for want of
+      // space it also invalidates the database, and exclusive() reopens the file) is tried again
+      // less and less often, until one works: on a full disk the WAL may be what fills it, and no
+      // fold commits (and schedules a checkpoint) before a checkpoint frees that space.
+      const retryMs = isCheckpointRefused(error) ? CHECKPOINT_RETRY_MS : Math.min(MAX_IDLE_CHECKPOINT_MS, CHECKPOINT_RETRY_MS * 2 ** (streak.failures - 1));
+      this.checkpointWhenIdle(retryMs);
       throw error;
     }
     this.checkpointCounts.ok++;
