@@ -59,13 +59,15 @@ function timeFromText(text: string, type: 'DATE' | 'DATETIME' | 'TIME', safe: bo
 
 /**
  * CAST(text AS INT64) also reads hexadecimal (`0x1F`, `-0x100`), as BigQuery does: DuckDB's cast
- * first, the hexadecimal reading only for the rows it does not read.
+ * first, the hexadecimal reading only for the rows it does not read. The magnitude is read
+ * unsigned and signed before the range check, so -0x8000000000000000 is INT64's smallest.
  */
 function int64FromText(text: string, safe: boolean): string {
   const hex = `regexp_extract(${text}, '^\\s*([+-]?)0[xX]([0-9a-fA-F]+)\\s*$', ['sign', 'digits'])`;
   const cast = safe ? 'TRY_CAST' : 'CAST';
-  const magnitude = `${cast}(('0x' || struct_extract(${hex}, 'digits')) AS BIGINT)`;
-  const otherwise = `CASE WHEN regexp_matches(${text}, '^\\s*[+-]?0[xX][0-9a-fA-F]+\\s*$') THEN CASE WHEN struct_extract(${hex}, 'sign') = '-' THEN -${magnitude} ELSE ${magnitude} END ELSE ${cast}(${text} AS BIGINT) END`;
+  const magnitude = `CAST(${cast}(('0x' || struct_extract(${hex}, 'digits')) AS UBIGINT) AS HUGEINT)`;
+  const signed = `(CASE WHEN struct_extract(${hex}, 'sign') = '-' THEN -${magnitude} ELSE ${magnitude} END)`;
+  const otherwise = `CASE WHEN regexp_matches(${text}, '^\\s*[+-]?0[xX][0-9a-fA-F]+\\s*$') THEN ${cast}(${signed} AS BIGINT) ELSE ${cast}(${text} AS BIGINT) END`;
   return `coalesce(TRY_CAST(${text} AS BIGINT), ${otherwise})`;
 }
 
