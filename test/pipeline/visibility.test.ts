@@ -108,6 +108,34 @@ test('a quiet server waits the fold interval, not the visibility bound, to fold 
   }
 });
 
+/** Folds into the warehouse so far, as /metrics reports them (the series appears with the first). */
+async function folds(server: TestServer): Promise<number> {
+  const match = /^sawmill_fold_events_count (\d+)$/m.exec(String((await server.request('GET', '/metrics')).body));
+  return match ? Number(match[1]) : 0;
+}
+
+test('under a sustained rate a server is not quiet, though few events wait: it folds within the visibility bound, not the fold interval', async () => {
+  // 500 events a second, far fewer than the reader limit (10,000) ever wait: no query forces a
+  // fold, and the 60 s interval is never reached, so only the visibility bound can start one.
+  const server = await startTestServer({ foldIntervalMs: 60_000, visibilityMs: 1_000 });
+  try {
+    const { token } = await sourceWithCounter(server, 'sustained.folds');
+    const before = await folds(server);
+    const most = READER_WAIT_MAX_EVENTS / 2;
+    let sent = 0;
+    while (sent < most && (await folds(server)) === before) {
+      const reply = await server.request('POST', `/logs?source=${token}`, { body: events(50, `sustained ${sent}`) });
+      assert.equal(reply.status, 200);
+      sent += 50;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.ok((await folds(server)) > before, `a fold started while the rate held, before ${sent} events waited (they waited for a fold interval of 60 s)`);
+    assert.ok(sent < most);
+  } finally {
+    await server.stop({ removeData: true });
+  }
+});
+
 test('with a live tail open, a quiet server folds within the visibility bound, so the tail shows events promptly', async () => {
   const server = await startTestServer({ foldIntervalMs: 60_000, visibilityMs: 200 });
   try {
