@@ -498,11 +498,11 @@ class ClickHousePrinter extends SqlPrinter {
    * when nothing matched.
    */
   protected override inList(expr: ExprOf<'in_list'>): string {
-    const mayBeNull = expr.list.filter((item) => !NON_NULL_LITERALS.has(item.kind));
-    if (mayBeNull.length === 0) return super.inList(expr);
+    if (expr.list.every((item) => NON_NULL_LITERALS.has(item.kind))) return super.inList(expr);
     const value = this.expr(expr.expr);
-    const nulls = [value, ...mayBeNull.map((item) => this.expr(item))].map((side) => `isNull(${side})`).join(' OR ');
-    const test = `if(${value} IN (${expr.list.map((item) => this.expr(item)).join(', ')}), true, if(${nulls}, NULL, false))`;
+    const list = expr.list.map((item) => this.expr(item));
+    const nulls = [value, ...list.filter((_, index) => !NON_NULL_LITERALS.has(expr.list[index]!.kind))].map((side) => `isNull(${side})`).join(' OR ');
+    const test = `if(${value} IN (${list.join(', ')}), true, if(${nulls}, NULL, false))`;
     return expr.negated ? `(NOT ${test})` : test;
   }
 
@@ -655,14 +655,14 @@ class ClickHousePrinter extends SqlPrinter {
   }
 }
 
+/** Literals that are never NULL. */
+const NON_NULL_LITERALS: ReadonlySet<ir.Expr['kind']> = new Set(['number', 'string', 'bool', 'typed_literal']);
+
 /**
  * Two STRUCTs (tuples) of type `type` compared as BigQuery does: field by field, by position, so a
  * NULL field makes the comparison NULL unless another field differs (ClickHouse finds a NULL
  * element of a tuple unequal to anything, a NULL tuple equal to nothing).
  */
-/** Literals that are never NULL. */
-const NON_NULL_LITERALS: ReadonlySet<ir.Expr['kind']> = new Set(['number', 'string', 'bool', 'typed_literal']);
-
 function structEquality(left: string, right: string, type: SqlType): string {
   if (type.kind !== 'struct') return `(${left} = ${right})`;
   if (type.fields.length === 0) return `(${left} IS NOT NULL AND ${right} IS NOT NULL OR NULL)`;
