@@ -11,7 +11,7 @@ import type { TIME_SERIES_FUNCTIONS } from '../../../sql/functions/families/time
 import type * as ir from '../../../sql/ir.ts';
 import { dateOf, datetimeOf, epochDays, floorDivide, micros, timeOf, timestampOf } from './calendar.ts';
 import { raiseWhere } from './shared.ts';
-import { moveBy } from './time.ts';
+import { moveBy, movedInRange } from './time.ts';
 
 /** A day's microseconds, as an Int64: a bare constant past Int32 is a UInt64 to ClickHouse, and % of a negative Int64 by it wraps around. */
 const MICROS_PER_DAY = 'toInt64(86400000000)';
@@ -94,9 +94,12 @@ export const INTERVAL: Renderings<typeof INTERVAL_FUNCTIONS> = {
 
 const types = (call: CallParts) => call.args.map((_, index) => argType(call, index));
 
-/** A moved value for `a ± b`, where one operand is an INTERVAL. */
+/** A moved value for `a ± b`, where one operand is an INTERVAL: a DATETIME (a DATE's too) or TIMESTAMP in BigQuery's range. */
 function movedBy(call: CallParts, valueIndex: number, operator: '+' | '-'): string {
-  const value = argType(call, valueIndex) === 'DATE' ? `toDateTime64(${arg(call, valueIndex)}, 6)` : arg(call, valueIndex);
+  const type = argType(call, valueIndex);
+  const value = type === 'DATE' ? `toDateTime64(${arg(call, valueIndex)}, 6)` : arg(call, valueIndex);
+  if (type === 'DATE' || type === 'DATETIME') return movedInRange(call, value, 1 - valueIndex, operator, 'DATETIME');
+  if (type === 'TIMESTAMP') return movedInRange(call, value, 1 - valueIndex, operator, 'TIMESTAMP');
   return moveBy(call, value, 1 - valueIndex, operator);
 }
 

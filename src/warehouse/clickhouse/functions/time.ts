@@ -81,22 +81,24 @@ const isUtc = (zone: Zone) => zone.kind === 'offset' && zone.minutes === 0;
 /** BigQuery's error for the rows where `failing` holds (NULL under SAFE), else `value`. */
 const checked = (call: CallParts, failing: string, message: string, value: string) => `if(${failing}, ${call.safe ? 'NULL' : raiseWhere(failing, message)}, ${value})`;
 
-/**
- * DATE_ADD and its kin: the value moved by `INTERVAL n part`. A DATETIME or TIMESTAMP that would
- * leave BigQuery's range is an error, as in BigQuery (ClickHouse's DateTime64 saturates or wraps).
- */
+/** DATE_ADD and its kin: the value moved by `INTERVAL n part`, a DATETIME or TIMESTAMP in BigQuery's range. */
 const moved =
   (operator: '+' | '-'): Emitter =>
   (call) => {
     const type = argType(call, 0);
-    const raw = call.raw[1];
+    if (type === 'DATETIME' || type === 'TIMESTAMP') return movedInRange(call, arg(call, 0), 1, operator, type);
     const value = moveBy(call, arg(call, 0), 1, operator);
-    if (raw?.kind !== 'interval') return value;
-    if (type === 'DATE') return `toDate32(${value})`;
-    if (type !== 'DATETIME' && type !== 'TIMESTAMP') return value;
-    const count = `${operator === '-' ? '-' : ''}toInt128(${call.print(raw.value)})`;
-    return checked(call, leavesRange(arg(call, 0), count, raw.unit), `${type} out of range`, value);
+    return type === 'DATE' && call.raw[1]?.kind === 'interval' ? `toDate32(${value})` : value;
   };
+
+/**
+ * The DateTime64 `value` (a `type`) moved by the INTERVAL at `index`; where the result would leave
+ * BigQuery's range, 0001-01-01 00:00:00 to 9999-12-31 23:59:59.999999, BigQuery's error
+ * (ClickHouse's DateTime64 arithmetic saturates or wraps).
+ */
+export function movedInRange(call: CallParts, value: string, index: number, operator: '+' | '-', type: 'DATETIME' | 'TIMESTAMP'): string {
+  return checked(call, leavesRange(call, value, index, operator), `${type} out of range`, moveBy(call, value, index, operator));
+}
 
 /** Microseconds in one of each part of a fixed length; months, quarters and years are counted in months. */
 const PART_MICROS: Partial<Record<ir.DatePart, number>> = {
@@ -109,21 +111,29 @@ const PART_MICROS: Partial<Record<ir.DatePart, number>> = {
   week: 604_800_000_000,
 };
 const PART_MONTHS: Partial<Record<ir.DatePart, number>> = { month: 1, quarter: 3, year: 12 };
-/** 0001-01-01 00:00:00 and 9999-12-31 23:59:59.999999 in microseconds from the epoch. */
-const FIRST_MICROS = '-62135596800000000';
-const LAST_MICROS = '253402300799999999';
 
 /**
- * Whether the DateTime64 `value` moved by `count` (an Int128) of `part` leaves BigQuery's range,
- * 0001-01-01 00:00:00 to 9999-12-31 23:59:59.999999: counted in microseconds from the epoch, or
- * in months from year 0 (a month step that stays in range keeps the day in range, as it is
- * clamped to the month's last day).
+ * Whether moving `value` by the INTERVAL at `index` leaves BigQuery's range, computed in Int128
+ * before moving: in months from year 0 for the month step (one that stays in range keeps the day
+ * in range, as it is clamped to the month's last day), then in microseconds from the epoch.
  */
-function leavesRange(value: string, count: string, part: ir.DatePart): string {
-  const months = PART_MONTHS[part];
-  if (months !== undefined) return `((toYear(${value}) * 12 + toMonth(${value}) - 1) + ${count} * ${months} NOT BETWEEN 12 AND ${9999 * 12 + 11})`;
-  return `(toUnixTimestamp64Micro(${value}) + ${count} * ${PART_MICROS[part] ?? 1} NOT BETWEEN ${FIRST_MICROS} AND ${LAST_MICROS})`;
+function leavesRange(call: CallParts, value: string, index: number, operator: '+' | '-'): string {
+  const sign = operator === '-' ? '-' : '';
+  const raw = call.raw[index];
+  if (raw?.kind === 'interval') {
+    const count = `${sign}toInt128(${call.print(raw.value)})`;
+    const months = PART_MONTHS[raw.unit];
+    return months !== undefined ? monthsOutside(value, `${count} * ${months}`) : microsOutside(value, `${count} * ${PART_MICROS[raw.unit] ?? 1}`);
+  }
+  const interval = arg(call, index);
+  const months = `${sign}tupleElement(${interval}, 1)`;
+  const rest = `${sign}(toInt128(tupleElement(${interval}, 2)) * 86400000000 + tupleElement(${interval}, 3))`;
+  return `(${monthsOutside(value, `toInt128(${months})`)} OR ${microsOutside(`addMonths(${value}, ${months})`, rest)})`;
 }
+
+const monthsOutside = (value: string, months: string) => `((toYear(${value}) * 12 + toMonth(${value}) - 1) + ${months} NOT BETWEEN 12 AND ${9999 * 12 + 11})`;
+/** -62135596800000000 and 253402300799999999: 0001-01-01 00:00:00 and 9999-12-31 23:59:59.999999 in microseconds from the epoch. */
+const microsOutside = (value: string, micros: string) => `(toUnixTimestamp64Micro(${value}) + ${micros} NOT BETWEEN -62135596800000000 AND 253402300799999999)`;
 
 const difference: Emitter = (call) => {
   const { part, weekStart } = partOf(call, 2);

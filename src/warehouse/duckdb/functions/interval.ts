@@ -4,10 +4,11 @@
  * microseconds, kept apart); its text goes out in BigQuery's canonical form (`intervalText`).
  */
 
-import { arg, argType, type CallParts, type Emitter, type Renderings } from '../../../sql/emitters.ts';
+import { arg, argType, resultType, type CallParts, type Emitter, type Renderings } from '../../../sql/emitters.ts';
 import type { INTERVAL_FUNCTIONS, TEMPORAL_OPERATORS } from '../../../sql/functions/families/interval.ts';
 import type { TIME_SERIES_FUNCTIONS } from '../../../sql/functions/families/time_series.ts';
 import { fail } from './shared.ts';
+import { inTypeRange } from './time.ts';
 
 const MICROS_PER_DAY = 86_400_000_000;
 
@@ -93,8 +94,14 @@ export const INTERVAL: Renderings<typeof INTERVAL_FUNCTIONS> = {
 /** Which operand is of which type, for the operators (the analyzer resolved them). */
 const types = (call: CallParts) => call.args.map((_, index) => argType(call, index));
 
+/** A DATE, DATETIME or TIMESTAMP result in its type's range, or BigQuery's error (DuckDB's own range is far wider). */
+const inRange =
+  (operator: Emitter): Emitter =>
+  (call) =>
+    inTypeRange(call, resultType(call), operator(call));
+
 export const OPERATORS: Renderings<typeof TEMPORAL_OPERATORS> = {
-  temporal_add: (call) => {
+  temporal_add: inRange((call) => {
     const [left, right] = types(call);
     const [a, b] = [arg(call, 0), arg(call, 1)];
     if (left === 'DATE' && right === 'INT64') return `CAST(${a} + CAST(${b} AS INTEGER) AS DATE)`;
@@ -102,8 +109,8 @@ export const OPERATORS: Renderings<typeof TEMPORAL_OPERATORS> = {
     if (left === 'DATE') return `(CAST(${a} AS TIMESTAMP) + ${b})`;
     if (right === 'DATE') return `(CAST(${b} AS TIMESTAMP) + ${a})`;
     return left === 'INTERVAL' && right !== 'INTERVAL' ? `(${b} + ${a})` : `(${a} + ${b})`;
-  },
-  temporal_subtract: (call) => {
+  }),
+  temporal_subtract: inRange((call) => {
     const [left, right] = types(call);
     const [a, b] = [arg(call, 0), arg(call, 1)];
     if (left === 'DATE' && right === 'INT64') return `CAST(${a} - CAST(${b} AS INTEGER) AS DATE)`;
@@ -115,7 +122,7 @@ export const OPERATORS: Renderings<typeof TEMPORAL_OPERATORS> = {
     }
     if (left === 'DATE') return `(CAST(${a} AS TIMESTAMP) - ${b})`;
     return `(${a} - ${b})`;
-  },
+  }),
   interval_multiply: (call) => (argType(call, 0) === 'INTERVAL' ? `(${arg(call, 0)} * CAST(${arg(call, 1)} AS BIGINT))` : `(${arg(call, 1)} * CAST(${arg(call, 0)} AS BIGINT))`),
   interval_divide: (call) => {
     // ZetaSQL's division: the months' remainder carries into days (30 a month), the days' into microseconds.

@@ -87,17 +87,23 @@ function moved(operator: '+' | '-', primary: Temporal): Emitter {
   return (call) => {
     const value = `(${arg(call, 0)} ${operator} ${arg(call, 1)})`;
     // Of a value whose type is not known (or a call put in the tree after analysis: ClickHouse SQL's addDays), the function's first form.
-    switch (argType(call, 0) ?? primary) {
-      case 'DATE':
-        return inRange(call, `CAST(${value} AS DATE)`, ...DATE_RANGE, 'DATE value out of range');
-      case 'DATETIME':
-        return inRange(call, value, ...DATETIME_RANGE, 'DATETIME out of range');
-      case 'TIMESTAMP':
-        return inRange(call, value, ...TIMESTAMP_RANGE, 'TIMESTAMP out of range');
-      default:
-        return value;
-    }
+    const type = argType(call, 0) ?? primary;
+    return inTypeRange(call, type, type === 'DATE' ? `CAST(${value} AS DATE)` : value);
   };
+}
+
+/** A DATE, DATETIME or TIMESTAMP `value`, or BigQuery's error where it is outside its type's range (other types as they are). */
+export function inTypeRange(call: CallParts, type: ir.ScalarTypeName | undefined, value: string): string {
+  switch (type) {
+    case 'DATE':
+      return inRange(call, value, ...DATE_RANGE, 'DATE value out of range');
+    case 'DATETIME':
+      return inRange(call, value, ...DATETIME_RANGE, 'DATETIME out of range');
+    case 'TIMESTAMP':
+      return inRange(call, value, ...TIMESTAMP_RANGE, 'TIMESTAMP out of range');
+    default:
+      return value;
+  }
 }
 
 /** DATE_DIFF and its kin: boundaries crossed for civil types, whole units elapsed for TIMESTAMP. */
