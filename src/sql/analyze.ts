@@ -21,7 +21,7 @@
 
 import { AppError } from '../errors.ts';
 import { invalidSql } from './parse.ts';
-import { childrenOf, groupByAll } from './analysis.ts';
+import { childrenOf, containsWindow, groupByAll } from './analysis.ts';
 import type { Position } from './ast.ts';
 import { type Column, type SqlType, type TableShape, UNKNOWN, closestName, describeType, findColumn, scalar } from './catalog.ts';
 import { sameType, supertype } from './functions/coercion.ts';
@@ -467,8 +467,12 @@ class Analyzer {
       case 'exists':
         this.query(expr.query, ctes, inner);
         return scalar('BOOL');
-      case 'subquery':
-        return this.query(expr.query, ctes, inner).columns[0]?.type ?? UNKNOWN;
+      case 'subquery': {
+        const type = this.query(expr.query, ctes, inner).columns[0]?.type ?? UNKNOWN;
+        const value = this.valueOfFromless(expr.query);
+        if (value) replaceNode(expr, value);
+        return type;
+      }
       case 'array_subquery': {
         const element = this.query(expr.query, ctes, inner).columns[0]?.type ?? UNKNOWN;
         return { kind: 'array', element };
@@ -703,6 +707,22 @@ class Analyzer {
     });
     replaceNode(expr, { kind: 'struct', fields });
     return { kind: 'struct', fields: columns };
+  }
+
+  /**
+   * `(SELECT expr)` with no FROM (nor anything that acts on rows) is one row holding `expr`: the
+   * expression itself, once its names are resolved. Inlined, a correlated one is a plain
+   * expression: ClickHouse cannot evaluate a correlated scalar subquery, nor one in GROUP BY or
+   * ORDER BY. Not with an aggregate or window function (over the one row, not the outer query's),
+   * nor with a name left for the engine to resolve (an enclosing clause's alias).
+   */
+  private valueOfFromless(query: ir.Query): ir.Expr | undefined {
+    if (query.ctes.length > 0 || query.orderBy.length > 0 || query.limit || query.offset || query.body.kind !== 'select') return undefined;
+    const select = query.body.select;
+    const [item, ...others] = select.items;
+    if (others.length > 0 || item?.kind !== 'expr' || select.from || select.where || select.groupBy.length > 0 || select.having || select.qualify || select.asStruct) return undefined;
+    const resolved = (expr: ir.Expr): boolean => (expr.kind !== 'ref' || this.qualified.has(expr)) && childrenOf(expr).every(resolved);
+    return containsAggregate(item.expr) || containsWindow(item.expr) || !resolved(item.expr) ? undefined : item.expr;
   }
 
   private correlatedSubqueries = 0;
