@@ -12,6 +12,7 @@
  * - wrong: anything else (other rows, an engine error, a 5xx, an error where BigQuery has rows).
  */
 
+import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { AppError } from '../../src/errors.ts';
 import { translate, type SqlDialect } from '../../src/sql/index.ts';
@@ -182,4 +183,16 @@ export function formatTally(engine: string, results: CaseResult[]): string {
 export function writeReport(results: CaseResult[]): void {
   const file = process.env.ZETASQL_REPORT;
   if (file) writeFileSync(file, JSON.stringify(results, null, 1));
+}
+
+/**
+ * The ratchet of each engine's test: at least `passing` cases pass, every case that goes wrong is
+ * in `knownWrong` with its cause, and a listed case that no longer goes wrong leaves the list.
+ */
+export function assertRatchet(results: CaseResult[], passing: number, knownWrong: Record<string, string>): void {
+  const unlisted = results.filter((result) => result.outcome === 'wrong' && !(result.id in knownWrong));
+  assert.deepEqual(unlisted.map((result) => `${result.id}: ${result.detail}`), [], 'cases that went wrong and are not in KNOWN_WRONG');
+  const fixed = results.filter((result) => result.outcome !== 'wrong' && result.id in knownWrong).map((result) => result.id);
+  assert.deepEqual(fixed, [], 'cases in KNOWN_WRONG that no longer go wrong: remove them from the list');
+  assert.ok(tally(results).total.pass >= passing, `${tally(results).total.pass} cases pass, fewer than the ${passing} that passed before`);
 }
