@@ -51,8 +51,6 @@ const KNOWN_WRONG: Record<string, string> = {
   "zetasql/comparison_functions/date_between": "DATE '4321-10-20' is past ClickHouse's last date (2299-12-31) and clamps, so it falls in a range it is after",
   "zetasql/date/date_boundaries_1": "ClickHouse's dates are 1900-01-01 to 2299-12-31: BigQuery's 0001-01-01 and 9999-12-31 clamp",
   "zetasql/date/date_boundaries_back_and_forth": "ClickHouse's dates are 1900-01-01 to 2299-12-31: BigQuery's 0001-01-01 and 9999-12-31 clamp",
-  "zetasql/exists_functions/group_by_correlated_table": "ClickHouse cannot evaluate a correlated subquery in this position (its own error at run time) (EXISTS in GROUP BY)",
-  "zetasql/exists_functions/order_by_correlated_table": "ClickHouse cannot evaluate a correlated subquery in this position (its own error at run time) (EXISTS in ORDER BY)",
   "zetasql/having_queries/aliased_complex_aggregation7": "ClickHouse's planner fails on a correlated subquery over a UNION ALL of outer columns in HAVING (its own error at run time)",
   "zetasql/having_queries/complex_aggregation7": "ClickHouse's planner fails on a correlated subquery over a UNION ALL of outer columns in HAVING (its own error at run time)",
   "zetasql/having_queries/complex_aggregation8": "ClickHouse's planner fails on a correlated subquery over a UNION ALL of outer columns in HAVING (its own error at run time)",

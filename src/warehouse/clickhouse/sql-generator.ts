@@ -171,6 +171,7 @@ class ClickHousePrinter extends SqlPrinter {
   }
 
   protected override select(select: ir.Select, owner?: ir.Query): string {
+    refuseCorrelatedKeys(select, owner?.orderBy ?? []);
     const arrayJoins = this.subcolumnArrayJoins ? planArrayJoins(select, owner?.orderBy ?? []) : undefined;
     this.scopes.push({ keptEmpty: new Set(), subcolumns: arrayJoins?.leaves ?? new Map(), arrayJoins: arrayJoins?.clauses });
     try {
@@ -788,16 +789,44 @@ function fromAliases(from: ir.From, index: number): Set<string> {
 
 /** Whether `expr`, subqueries included, reads one of `aliases` (the analyzer qualifies a correlated name by its range variable). */
 function readsAny(expr: ir.Expr, aliases: ReadonlySet<string>): boolean {
-  const query = (q: ir.Query): boolean => q.ctes.some((cte) => query(cte.query)) || set(q.body) || q.orderBy.some((item) => readsAny(item.expr, aliases));
-  const set = (body: ir.SetExpr): boolean => {
-    if (body.kind === 'nested') return query(body.query);
-    if (body.kind === 'setop') return set(body.left) || set(body.right);
+  return readOf(expr, aliases) !== undefined;
+}
+
+/** The first name in `expr`, subqueries included, that reads one of `aliases`. */
+function readOf(expr: ir.Expr, aliases: ReadonlySet<string>): ExprOf<'ref'> | undefined {
+  const inQuery = (q: ir.Query): ExprOf<'ref'> | undefined => first(q.ctes, (cte) => inQuery(cte.query)) ?? inSet(q.body) ?? first(q.orderBy, (item) => readOf(item.expr, aliases));
+  const inSet = (body: ir.SetExpr): ExprOf<'ref'> | undefined => {
+    if (body.kind === 'nested') return inQuery(body.query);
+    if (body.kind === 'setop') return inSet(body.left) ?? inSet(body.right);
     const relations = body.select.from ? [body.select.from.base, ...body.select.from.steps.flatMap((step) => (step.kind === 'join' ? [step.relation] : []))] : [];
-    return selectExpressions(body.select).some((e) => readsAny(e, aliases)) || relations.some((r) => (r.kind === 'subquery' ? query(r.query) : r.kind === 'unnest' && readsAny(r.array, aliases)));
+    return first(selectExpressions(body.select), (e) => readOf(e, aliases)) ?? first(relations, (r) => (r.kind === 'subquery' ? inQuery(r.query) : r.kind === 'unnest' ? readOf(r.array, aliases) : undefined));
   };
-  if (expr.kind === 'ref') return aliases.has(expr.path[0]!.toLowerCase());
-  if ((expr.kind === 'subquery' || expr.kind === 'array_subquery' || expr.kind === 'exists' || expr.kind === 'in_subquery') && query(expr.query)) return true;
-  return childrenOf(expr).some((child) => readsAny(child, aliases));
+  if (expr.kind === 'ref') return aliases.has(expr.path[0]!.toLowerCase()) ? expr : undefined;
+  const inSubquery = expr.kind === 'subquery' || expr.kind === 'array_subquery' || expr.kind === 'exists' || expr.kind === 'in_subquery' ? inQuery(expr.query) : undefined;
+  return inSubquery ?? first(childrenOf(expr), (child) => readOf(child, aliases));
+}
+
+function first<T, R>(items: readonly T[], found: (item: T) => R | undefined): R | undefined {
+  for (const item of items) {
+    const result = found(item);
+    if (result !== undefined) return result;
+  }
+  return undefined;
+}
+
+/**
+ * ClickHouse evaluates a subquery that reads the outer row in a select list or WHERE, not as a
+ * grouping or ordering key ("Correlated subqueries in aggregation keys / ORDER BY are not
+ * supported"): refused when the query is saved, at the name it reads, rather than at every run.
+ */
+function refuseCorrelatedKeys(select: ir.Select, orderBy: readonly ir.OrderItem[]): void {
+  if (!select.from) return;
+  const aliases = fromAliases(select.from, select.from.steps.length);
+  const keys: Array<[string, ir.Expr]> = [...select.groupBy.map((expr): [string, ir.Expr] => ['GROUP BY', expr]), ...orderBy.map((item): [string, ir.Expr] => ['ORDER BY', item.expr])];
+  for (const [clause, key] of keys) {
+    const read = containsSubquery(key) ? readOf(key, aliases) : undefined;
+    if (read) throw invalidSql(`on ClickHouse, a subquery that reads the outer row in ${clause} is not supported: select it as a column of a subquery in FROM and use that column`, read.at);
+  }
 }
 
 function containsSubquery(expr: ir.Expr): boolean {
