@@ -594,7 +594,8 @@ export class Lowering {
         if (type === 'left') {
           // An array that reads nothing of the row is a table like any other, joined on the condition.
           if (namesUsedBy(step.array).heads.length === 0) return { kind: 'join', type, relation: unnestRelation(step), on };
-          throw invalidSql('LEFT JOIN UNNEST … ON a condition other than TRUE is not supported when the array reads the rows it joins', positionOf(join.relation));
+          if (step.anonymous) throw invalidSql('LEFT JOIN UNNEST … ON a condition other than TRUE needs an alias for the array\'s elements when the array reads the rows it joins', positionOf(join.relation));
+          return this.elementsMeeting(step, on);
         }
         step.condition = on;
       }
@@ -609,6 +610,26 @@ export class Lowering {
     const on = this.joinCondition(joinConstraint, scope, false);
     if (!on) throw invalidSql(`${type.toUpperCase()} JOIN needs an ON or USING condition`, positionOf(join.relation));
     return { kind: 'join', type, relation, on };
+  }
+
+  /**
+   * `LEFT JOIN UNNEST(arr) AS x [WITH OFFSET AS o] ON cond`, where arr reads the row it joins:
+   * the elements that meet cond, with their offsets, as BigQuery writes a LATERAL join,
+   * `UNNEST(ARRAY(SELECT AS STRUCT x, o FROM UNNEST(arr) AS x WITH OFFSET AS o WHERE cond))`,
+   * whose fields x and o are columns. A row none meets is kept once, with NULLs.
+   */
+  private elementsMeeting(step: Extract<ir.FromStep, { kind: 'unnest' }>, on: ir.Expr): Extract<ir.FromStep, { kind: 'unnest' }> {
+    const names = [step.alias, ...(step.offsetAlias ? [step.offsetAlias] : [])];
+    const select: ir.Select = {
+      distinct: false,
+      items: names.map((name) => ({ kind: 'expr', expr: { kind: 'ref', path: [name] }, alias: name, aliasWritten: true })),
+      from: { base: unnestRelation(step), steps: [] },
+      where: on,
+      groupBy: [],
+      asStruct: true,
+    };
+    const query: ir.Query = { ctes: [], body: { kind: 'select', select }, orderBy: [] };
+    return { kind: 'unnest', array: { kind: 'array_subquery', query }, alias: `_unnest_${++this.anonymousUnnests}`, anonymous: true, keepEmpty: true };
   }
 
   /** RIGHT / FULL JOIN UNNEST(array) ON …: the array is a table of its own (BigQuery refuses one that reads the other side). */

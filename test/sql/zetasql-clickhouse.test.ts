@@ -36,8 +36,6 @@ test('ZetaSQL compliance cases on ClickHouse', { skip: skipWithoutCases() }, asy
 /** Cases that give other rows (or an engine error) on ClickHouse, by id, with the reason. */
 const KNOWN_WRONG: Record<string, string> = {
   "zetasql/aggregation_queries/aggregation_count_arrays_2": "COUNT of an ARRAY column counts a NULL array: ClickHouse stores it as []",
-  "zetasql/array_aggregation/array_subquery_from_correlated": "an UNNEST of a correlated subquery after a join: ClickHouse needs it right after the first table (refused at save)",
-  "zetasql/array_aggregation/array_subquery_from_correlated_twice": "an UNNEST of a correlated subquery after a join: ClickHouse needs it right after the first table (refused at save)",
   "zetasql/array_functions/array_at_offset_negative_offset_null_array_fails": "ClickHouse has no NULL array (Array cannot be Nullable): a NULL array reads as [], so its length is 0 and an offset into it is out of bounds, not NULL",
   "zetasql/array_functions/array_at_offset_position_in_null_array_returns_null": "ClickHouse has no NULL array (Array cannot be Nullable): a NULL array reads as [], so its length is 0 and an offset into it is out of bounds, not NULL",
   "zetasql/array_functions/array_at_ordinal_0_null_array": "ClickHouse has no NULL array (Array cannot be Nullable): a NULL array reads as [], so its length is 0 and an offset into it is out of bounds, not NULL",

@@ -210,7 +210,7 @@ class ClickHousePrinter extends SqlPrinter {
         // ClickHouse runs a correlated subquery in a SELECT list, not in ARRAY JOIN: the array is a
         // column of the first table, computed beside its columns.
         const alias = from.base.alias;
-        if (index > 0 || from.base.kind === 'unnest' || alias === undefined) throw invalidSql('on ClickHouse, an UNNEST of a subquery (or LATERAL) must directly follow the first table of its FROM clause');
+        if (index > 0 || from.base.kind === 'unnest' || alias === undefined) throw invalidSql('on ClickHouse, an UNNEST of a subquery (or LATERAL, or LEFT JOIN UNNEST … ON a condition) is not supported except right after the first table of its FROM clause');
         if (!decorrelatable(step.array)) throw invalidSql('on ClickHouse, a LATERAL subquery (or an UNNEST of a subquery) may not aggregate, use DISTINCT, a window function, ORDER BY, LIMIT or a subquery of its own');
         const column = `__lateral_${step.alias}`;
         hidden.push(column);
