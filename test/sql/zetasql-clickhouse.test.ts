@@ -44,7 +44,7 @@ const KNOWN_WRONG: Record<string, string> = {
   "zetasql/array_functions/at_offset_negative_offset_null_array_fails": "ClickHouse has no NULL array (Array cannot be Nullable): a NULL array reads as [], so its length is 0 and an offset into it is out of bounds, not NULL",
   "zetasql/array_functions/at_offset_position_in_null_array_returns_null": "ClickHouse has no NULL array (Array cannot be Nullable): a NULL array reads as [], so its length is 0 and an offset into it is out of bounds, not NULL",
   "zetasql/array_path/array_path_in_unnest": "a field path through an array (ARRAY<STRUCT>.a) is BigQuery array-path syntax, not mapped",
-  "zetasql/civil_time/convert_date_to_datetime": "ClickHouse's dates start in 1900 (Date32/DateTime64): 0001-01-01 is out of its range",
+  "zetasql/civil_time/convert_date_to_datetime": "ClickHouse's DATE (Date32) starts in 1900: DATE '0001-01-01' clamps before it becomes a DATETIME",
   "zetasql/comparison_functions/comparison_functions_13": "x IN (subquery) when nothing matches and the subquery yields a NULL: ClickHouse gives FALSE where BigQuery gives NULL (docs/sql.md)",
   "zetasql/comparison_functions/date_between": "DATE '4321-10-20' is past ClickHouse's last date (2299-12-31) and clamps, so it falls in a range it is after",
   "zetasql/date/date_boundaries_1": "ClickHouse's dates are 1900-01-01 to 2299-12-31: BigQuery's 0001-01-01 and 9999-12-31 clamp",
