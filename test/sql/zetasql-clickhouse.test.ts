@@ -60,11 +60,4 @@ const KNOWN_WRONG: Record<string, string> = {
   "zetasql/stat_aggregation/stddev_samp_double_extreme": "values near the FLOAT64 limit: ClickHouse's STDDEV overflows to Infinity where BigQuery computes",
   "zetasql/subquery_expression_queries/subquery_expression_correlated_nested_mixed_refs": "ClickHouse cannot evaluate a correlated subquery in this position (its own error at run time) (a scalar subquery with a FROM reading the outer row)",
   "zetasql/subquery_expression_queries/subquery_expression_correlated_nested_simple_refs": "ClickHouse cannot evaluate a correlated subquery in this position (its own error at run time) (a scalar subquery with a FROM reading the outer row)",
-  "zetasql/timezones/extract_datetime_from_timestamp": "ClickHouse's time zone functions take a constant zone: a zone from a column or a computed one is refused at save",
-  "zetasql/timezones/extract_from_timestamp": "ClickHouse's time zone functions take a constant zone: a zone from a column or a computed one is refused at save",
-  "zetasql/timezones/extract_time_from_timestamp": "ClickHouse's time zone functions take a constant zone: a zone from a column or a computed one is refused at save",
-  "zetasql/timezones/format_timestamp": "ClickHouse's time zone functions take a constant zone: a zone from a column or a computed one is refused at save",
-  "zetasql/timezones/parse_timestamp": "ClickHouse's time zone functions take a constant zone: a zone from a column or a computed one is refused at save",
-  "zetasql/timezones/string_from_timestamp": "ClickHouse's time zone functions take a constant zone: a zone from a column or a computed one is refused at save",
-  "zetasql/timezones/timestamp_trunc": "ClickHouse's time zone functions take a constant zone: a zone from a column or a computed one is refused at save",
 };

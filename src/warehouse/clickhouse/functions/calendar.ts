@@ -58,7 +58,7 @@ export const dateOf = (days: string) => `addDays(toDate32('1970-01-01'), toInt64
 export function zoneArg(call: CallParts, index: number): Zone {
   const raw = call.raw[index];
   if (raw === undefined) return { kind: 'offset', minutes: 0 };
-  if (raw.kind !== 'string') throw invalidSql('the time zone must be a string literal on ClickHouse (its time zone functions take a constant)');
+  if (raw.kind !== 'string') throw invalidSql('a time zone that is not a string literal is not supported on ClickHouse (its time zone functions take a constant)', 'at' in raw ? raw.at : undefined);
   const zone = parseZone(raw.value);
   if (!zone) throw invalidSql(`Invalid time zone: ${raw.value}`);
   return zone;
