@@ -12,6 +12,7 @@
  */
 import type * as ir from './ir.ts';
 import { invalidSql } from './parse.ts';
+import { FIXED_PART_MICROS } from './functions/families/time-parts.ts';
 
 export const MAX_GENERATED_ARRAY_ELEMENTS = 16_000;
 export const MAX_STRING_OUTPUT_BYTES = 1 << 16;
@@ -38,16 +39,6 @@ function literalInstantMicros(expr: ir.Expr | undefined): number | undefined {
   const millis = Date.parse(hasZone || !/\d:\d/.test(text) ? text : `${text.trim().replace(' ', 'T')}Z`);
   return Number.isFinite(millis) ? millis * 1000 : undefined;
 }
-
-/** Microseconds in one unit of the parts that are a fixed length in UTC. */
-export const FIXED_PART_MICROS: Partial<Record<ir.DatePart, number>> = {
-  microsecond: 1,
-  millisecond: 1_000,
-  second: 1_000_000,
-  minute: 60_000_000,
-  hour: 3_600_000_000,
-  day: 86_400_000_000,
-};
 
 const UNIT_MICROS: Partial<Record<ir.DatePart, number>> = {
   ...FIXED_PART_MICROS,

@@ -9,6 +9,16 @@ import type { SqlType } from '../../catalog.ts';
 import type * as ir from '../../ir.ts';
 import type { ArgumentCheck } from '../entry.ts';
 
+/** Microseconds in one unit of the parts of a fixed length (in UTC: a day is 24 hours). */
+export const FIXED_PART_MICROS: Readonly<Partial<Record<ir.DatePart, number>>> = {
+  microsecond: 1,
+  millisecond: 1_000,
+  second: 1_000_000,
+  minute: 60_000_000,
+  hour: 3_600_000_000,
+  day: 86_400_000_000,
+};
+
 const CLOCK: ReadonlySet<ir.DatePart> = new Set(['hour', 'minute', 'second', 'millisecond', 'microsecond']);
 const CALENDAR: ReadonlySet<ir.DatePart> = new Set(['year', 'isoyear', 'quarter', 'month', 'week', 'isoweek']);
 

@@ -13,6 +13,7 @@
  */
 
 import type { CallParts } from '../../../sql/emitters.ts';
+import { FIXED_PART_MICROS } from '../../../sql/functions/families/time-parts.ts';
 import type * as ir from '../../../sql/ir.ts';
 import { invalidSql } from '../../../sql/parse.ts';
 import { parseZone, type Zone } from '../../../sql/time-zones.ts';
@@ -26,14 +27,6 @@ export const TIME_ZONE_MARK = 'Etc/UTC';
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 const weekdayNumber = (weekStart: string | undefined) => Math.max(0, WEEKDAYS.indexOf(weekStart ?? 'sunday'));
 
-export const PART_MICROS: Partial<Record<ir.DatePart, number>> = {
-  microsecond: 1,
-  millisecond: 1_000,
-  second: 1_000_000,
-  minute: 60_000_000,
-  hour: 3_600_000_000,
-  day: 86_400_000_000,
-};
 
 /** Floor division of Int64s by a positive constant (intDiv truncates toward zero). */
 export const floorDivide = (value: string, divisor: number | string) => {
@@ -117,21 +110,21 @@ export function truncateDate(date: string, part: ir.DatePart, weekStart?: string
 
 /** A DATETIME truncated to a part; fixed parts as arithmetic on its microseconds. */
 export function truncateDatetime(value: string, part: ir.DatePart, weekStart?: string): string {
-  const unit = PART_MICROS[part];
+  const unit = FIXED_PART_MICROS[part];
   if (unit === 1) return value;
   if (unit !== undefined) return datetimeOf(`${floorDivide(micros(value), unit)} * ${unit}`);
   return `toDateTime64(${truncateDate(`toDate32(${value})`, part, weekStart)}, 6)`;
 }
 
 export function truncateTime(value: string, part: ir.DatePart): string {
-  const unit = PART_MICROS[part]!;
+  const unit = FIXED_PART_MICROS[part]!;
   return unit === 1 ? value : timeOf(`intDiv(${micros(value)}, ${unit}) * toInt64(${unit})`);
 }
 
 /** A TIMESTAMP truncated to a part of its civil time in a zone. */
 export function truncateTimestamp(value: string, part: ir.DatePart, weekStart: string | undefined, zone: Zone): string {
   if (part === 'microsecond') return value;
-  const unit = PART_MICROS[part];
+  const unit = FIXED_PART_MICROS[part];
   if (unit !== undefined && zone.kind === 'offset' && zone.minutes === 0) return timestampOf(`${floorDivide(micros(value), unit)} * ${unit}`);
   return instantOf(truncateDatetime(wallClock(value, zone), part, weekStart), zone);
 }
@@ -142,7 +135,7 @@ const monthNumber = (value: string) => `(toInt64(toYear(${value})) * 12 + toMont
 
 /** DATE_DIFF and DATETIME_DIFF: part boundaries crossed from `start` to `end` (dates or datetimes). */
 export function boundariesBetween(end: string, start: string, type: 'DATE' | 'DATETIME' | 'TIME', part: ir.DatePart, weekStart?: string): string {
-  const unit = PART_MICROS[part];
+  const unit = FIXED_PART_MICROS[part];
   if (type === 'TIME' || (type === 'DATETIME' && unit !== undefined && part !== 'day')) {
     return `(${floorDivide(micros(end), unit!)} - ${floorDivide(micros(start), unit!)})`;
   }
@@ -168,7 +161,7 @@ export function boundariesBetween(end: string, start: string, type: 'DATE' | 'DA
 
 /** TIMESTAMP_DIFF: whole units elapsed, truncated toward zero. */
 export function unitsElapsed(end: string, start: string, part: ir.DatePart): string {
-  const unit = PART_MICROS[part];
+  const unit = FIXED_PART_MICROS[part];
   if (unit === undefined) throw invalidSql(`TIMESTAMP_DIFF does not support the ${part.toUpperCase()} date part`);
   return `intDiv(${micros(end)} - ${micros(start)}, ${unit})`;
 }

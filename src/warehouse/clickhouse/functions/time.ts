@@ -10,6 +10,7 @@ import type { DATETIME_FUNCTIONS } from '../../../sql/functions/families/datetim
 import type { TIME_FUNCTIONS } from '../../../sql/functions/families/time.ts';
 import type { TIMESTAMP_FUNCTIONS } from '../../../sql/functions/families/timestamp.ts';
 import type { TimeType } from '../../../sql/format-elements.ts';
+import { FIXED_PART_MICROS } from '../../../sql/functions/families/time-parts.ts';
 import type * as ir from '../../../sql/ir.ts';
 import { invalidSql } from '../../../sql/parse.ts';
 import { civilMicros, parseTimestampText } from '../../../sql/time-literals.ts';
@@ -101,15 +102,7 @@ export function movedInRange(call: CallParts, value: string, index: number, oper
 }
 
 /** Microseconds in one of each part of a fixed length; months, quarters and years are counted in months. */
-const PART_MICROS: Partial<Record<ir.DatePart, number>> = {
-  microsecond: 1,
-  millisecond: 1_000,
-  second: 1_000_000,
-  minute: 60_000_000,
-  hour: 3_600_000_000,
-  day: 86_400_000_000,
-  week: 604_800_000_000,
-};
+const PART_MICROS: Partial<Record<ir.DatePart, number>> = { ...FIXED_PART_MICROS, week: 7 * FIXED_PART_MICROS.day! };
 const PART_MONTHS: Partial<Record<ir.DatePart, number>> = { month: 1, quarter: 3, year: 12 };
 
 /**

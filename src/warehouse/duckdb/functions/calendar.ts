@@ -10,6 +10,7 @@
  */
 
 import type { CallParts } from '../../../sql/emitters.ts';
+import { FIXED_PART_MICROS } from '../../../sql/functions/families/time-parts.ts';
 import type * as ir from '../../../sql/ir.ts';
 import { invalidSql } from '../../../sql/parse.ts';
 import { OFFSET_ZONE, parseZone, type Zone } from '../../../sql/time-zones.ts';
@@ -20,15 +21,6 @@ export type Temporal = 'DATE' | 'DATETIME' | 'TIME' | 'TIMESTAMP';
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 const weekdayNumber = (weekStart: string | undefined) => Math.max(0, WEEKDAYS.indexOf(weekStart ?? 'sunday'));
 
-/** Microseconds in each fixed-length part. */
-export const PART_MICROS: Partial<Record<ir.DatePart, number>> = {
-  microsecond: 1,
-  millisecond: 1_000,
-  second: 1_000_000,
-  minute: 60_000_000,
-  hour: 3_600_000_000,
-  day: 86_400_000_000,
-};
 
 // ---- time zones ----------------------------------------------------------------------------
 
@@ -111,7 +103,7 @@ export function truncateCivil(value: string, type: 'DATE' | 'DATETIME', part: ir
 
 /** TIME truncated to a part of the day. */
 export function truncateTime(value: string, part: ir.DatePart): string {
-  const unit = PART_MICROS[part]!;
+  const unit = FIXED_PART_MICROS[part]!;
   return unit === 1 ? value : `(TIME '00:00:00' + to_microseconds(epoch_us(${value}) // ${unit} * ${unit}))`;
 }
 
@@ -132,7 +124,7 @@ const isoYear = (value: string) => `isoyear(${value})`;
  */
 export function boundariesBetween(end: string, start: string, type: 'DATE' | 'DATETIME' | 'TIME', part: ir.DatePart, weekStart?: string): string {
   if (type === 'TIME') {
-    const unit = PART_MICROS[part]!;
+    const unit = FIXED_PART_MICROS[part]!;
     return `(epoch_us(${end}) // ${unit} - epoch_us(${start}) // ${unit})`;
   }
   if (part === 'week' || part === 'isoweek') {
@@ -146,7 +138,7 @@ export function boundariesBetween(end: string, start: string, type: 'DATE' | 'DA
 
 /** TIMESTAMP_DIFF: whole units elapsed, truncated toward zero (BigQuery's rule for instants). */
 export function unitsElapsed(end: string, start: string, part: ir.DatePart): string {
-  const unit = PART_MICROS[part];
+  const unit = FIXED_PART_MICROS[part];
   if (unit === undefined) throw invalidSql(`TIMESTAMP_DIFF does not support the ${part.toUpperCase()} date part`);
   return `((epoch_us(${end}) - epoch_us(${start})) // ${unit})`;
 }

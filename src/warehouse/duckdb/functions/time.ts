@@ -11,7 +11,7 @@ import type { TIME_FUNCTIONS } from '../../../sql/functions/families/time.ts';
 import type { TIMESTAMP_FUNCTIONS } from '../../../sql/functions/families/timestamp.ts';
 import type { TimeType } from '../../../sql/format-elements.ts';
 import type * as ir from '../../../sql/ir.ts';
-import { FIXED_PART_MICROS } from '../../../sql/output-limits.ts';
+import { FIXED_PART_MICROS } from '../../../sql/functions/families/time-parts.ts';
 import { invalidSql } from '../../../sql/parse.ts';
 import { civilMicros, parseTimestampText } from '../../../sql/time-literals.ts';
 import { type Temporal, boundariesBetween, instantOf, offsetMinutesAt, truncateCivil, truncateTime, truncateTimestamp, unitsElapsed, wallClock, zoneArg, type ZoneArg } from './calendar.ts';
