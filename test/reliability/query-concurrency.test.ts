@@ -68,8 +68,8 @@ async function ingestDuringSlowQueries(server: ServerProcess, source: string) {
   console.log(`without queries: ${(await ingestUntil(server, source, () => Date.now() > quietUntil)).summary}`);
   const created = await send(server.url, 'POST', '/api/endpoints', headers, JSON.stringify({
     name: 'slow',
-    // A cartesian product of 2.7e10 rows: runs until its deadline interrupts it.
-    query: 'select count(*) as n from `rows` a cross join `rows` b cross join `rows` c',
+    // A cartesian product of 8.1e13 rows: runs until its deadline interrupts it, on any machine.
+    query: 'select count(*) as n from `rows` a cross join `rows` b cross join `rows` c cross join `rows` d',
     query_timeout_ms: SLOW_QUERY_MS,
   }));
   assert.equal(created.status, 201, created.text);
