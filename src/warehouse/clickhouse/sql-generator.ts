@@ -794,6 +794,12 @@ function readsAny(expr: ir.Expr, aliases: ReadonlySet<string>): boolean {
 
 /** The first name in `expr`, subqueries included, that reads one of `aliases`. */
 function readOf(expr: ir.Expr, aliases: ReadonlySet<string>): ExprOf<'ref'> | undefined {
+  if (expr.kind === 'ref') return aliases.has(expr.path[0]!.toLowerCase()) ? expr : undefined;
+  return readInSubquery(expr, aliases) ?? first(childrenOf(expr), (child) => readOf(child, aliases));
+}
+
+/** The first name that reads one of `aliases` inside the subquery `expr` is, if it is one. */
+function readInSubquery(expr: ir.Expr, aliases: ReadonlySet<string>): ExprOf<'ref'> | undefined {
   const inQuery = (q: ir.Query): ExprOf<'ref'> | undefined => first(q.ctes, (cte) => inQuery(cte.query)) ?? inSet(q.body) ?? first(q.orderBy, (item) => readOf(item.expr, aliases));
   const inSet = (body: ir.SetExpr): ExprOf<'ref'> | undefined => {
     if (body.kind === 'nested') return inQuery(body.query);
@@ -801,9 +807,12 @@ function readOf(expr: ir.Expr, aliases: ReadonlySet<string>): ExprOf<'ref'> | un
     const relations = body.select.from ? [body.select.from.base, ...body.select.from.steps.flatMap((step) => (step.kind === 'join' ? [step.relation] : []))] : [];
     return first(selectExpressions(body.select), (e) => readOf(e, aliases)) ?? first(relations, (r) => (r.kind === 'subquery' ? inQuery(r.query) : r.kind === 'unnest' ? readOf(r.array, aliases) : undefined));
   };
-  if (expr.kind === 'ref') return aliases.has(expr.path[0]!.toLowerCase()) ? expr : undefined;
-  const inSubquery = expr.kind === 'subquery' || expr.kind === 'array_subquery' || expr.kind === 'exists' || expr.kind === 'in_subquery' ? inQuery(expr.query) : undefined;
-  return inSubquery ?? first(childrenOf(expr), (child) => readOf(child, aliases));
+  return expr.kind === 'subquery' || expr.kind === 'array_subquery' || expr.kind === 'exists' || expr.kind === 'in_subquery' ? inQuery(expr.query) : undefined;
+}
+
+/** The first name that reads one of `aliases` from inside a subquery of `expr` (not `expr`'s own names). */
+function correlatedRead(expr: ir.Expr, aliases: ReadonlySet<string>): ExprOf<'ref'> | undefined {
+  return readInSubquery(expr, aliases) ?? first(childrenOf(expr), (child) => correlatedRead(child, aliases));
 }
 
 function first<T, R>(items: readonly T[], found: (item: T) => R | undefined): R | undefined {
@@ -824,7 +833,7 @@ function refuseCorrelatedKeys(select: ir.Select, orderBy: readonly ir.OrderItem[
   const aliases = fromAliases(select.from, select.from.steps.length);
   const keys: Array<[string, ir.Expr]> = [...select.groupBy.map((expr): [string, ir.Expr] => ['GROUP BY', expr]), ...orderBy.map((item): [string, ir.Expr] => ['ORDER BY', item.expr])];
   for (const [clause, key] of keys) {
-    const read = containsSubquery(key) ? readOf(key, aliases) : undefined;
+    const read = correlatedRead(key, aliases);
     if (read) throw invalidSql(`on ClickHouse, a subquery that reads the outer row in ${clause} is not supported: select it as a column of a subquery in FROM and use that column`, read.at);
   }
 }
