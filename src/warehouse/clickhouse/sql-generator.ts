@@ -60,6 +60,8 @@ interface SelectScope {
   subcolumns: Map<string, Map<string, string>>;
   /** The ARRAY JOIN clause of a step printed as subcolumns (array-join.ts). */
   arrayJoins?: Map<UnnestStep, string>;
+  /** Its FROM clause's range variables (lower case), which a subquery may read. */
+  ranges: ReadonlySet<string>;
 }
 
 const isAlwaysTrue = (on: ir.Expr | undefined) => !on || (on.kind === 'bool' && on.value);
@@ -173,12 +175,21 @@ class ClickHousePrinter extends SqlPrinter {
   protected override select(select: ir.Select, owner?: ir.Query): string {
     refuseCorrelatedKeys(select, owner?.orderBy ?? []);
     const arrayJoins = this.subcolumnArrayJoins ? planArrayJoins(select, owner?.orderBy ?? []) : undefined;
-    this.scopes.push({ keptEmpty: new Set(), subcolumns: arrayJoins?.leaves ?? new Map(), arrayJoins: arrayJoins?.clauses });
+    const ranges = select.from ? fromAliases(select.from, select.from.steps.length) : new Set<string>();
+    this.scopes.push({ keptEmpty: new Set(), subcolumns: arrayJoins?.leaves ?? new Map(), arrayJoins: arrayJoins?.clauses, ranges });
     try {
       return super.select(select, owner);
     } finally {
       this.scopes.pop();
     }
+  }
+
+  protected override expr(expr: ir.Expr): string {
+    if (expr.kind === 'subquery' || expr.kind === 'array_subquery' || expr.kind === 'exists' || expr.kind === 'in_subquery') {
+      const read = setOperationReading(expr.query, new Set(this.scopes.flatMap((scope) => [...scope.ranges])));
+      if (read) throw invalidSql('on ClickHouse, a subquery with a UNION, INTERSECT or EXCEPT that reads the outer row is not supported', read.at);
+    }
+    return super.expr(expr);
   }
 
   /**
@@ -813,6 +824,30 @@ function readInSubquery(expr: ir.Expr, aliases: ReadonlySet<string>): ExprOf<'re
 /** The first name that reads one of `aliases` from inside a subquery of `expr` (not `expr`'s own names). */
 function correlatedRead(expr: ir.Expr, aliases: ReadonlySet<string>): ExprOf<'ref'> | undefined {
   return readInSubquery(expr, aliases) ?? first(childrenOf(expr), (child) => correlatedRead(child, aliases));
+}
+
+/**
+ * A name of `outer` read in a branch of a UNION, INTERSECT or EXCEPT of `query` (its body, its
+ * CTEs or its FROM subqueries): ClickHouse's planner fails on such a correlated subquery
+ * ("Different number of columns in UNION_ALL elements"). A branch's own range variables are not
+ * the outer row's.
+ */
+function setOperationReading(query: ir.Query, outer: ReadonlySet<string>): ExprOf<'ref'> | undefined {
+  const inBranch = (body: ir.SetExpr): ExprOf<'ref'> | undefined => {
+    if (body.kind === 'setop') return inBranch(body.left) ?? inBranch(body.right);
+    if (body.kind === 'nested') return inBranch(body.query.body);
+    const own = body.select.from ? fromAliases(body.select.from, body.select.from.steps.length) : new Set<string>();
+    const reachable = new Set([...outer].filter((alias) => !own.has(alias)));
+    return first(selectExpressions(body.select), (expr) => readOf(expr, reachable));
+  };
+  const inBody = (body: ir.SetExpr): ExprOf<'ref'> | undefined => {
+    if (body.kind === 'setop') return inBranch(body);
+    if (body.kind === 'nested') return inQuery(body.query);
+    const relations = body.select.from ? [body.select.from.base, ...body.select.from.steps.flatMap((step) => (step.kind === 'join' ? [step.relation] : []))] : [];
+    return first(relations, (relation) => (relation.kind === 'subquery' ? inQuery(relation.query) : undefined));
+  };
+  const inQuery = (q: ir.Query): ExprOf<'ref'> | undefined => first(q.ctes, (cte) => inQuery(cte.query)) ?? inBody(q.body);
+  return outer.size > 0 ? inQuery(query) : undefined;
 }
 
 function first<T, R>(items: readonly T[], found: (item: T) => R | undefined): R | undefined {
