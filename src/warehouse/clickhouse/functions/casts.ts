@@ -1,18 +1,17 @@
 /**
  * ClickHouse's CAST and SAFE_CAST where BigQuery's rules differ from ClickHouse's own cast: date and
  * time text both ways (a TIME is a DateTime64 marked 'Etc/UTC', calendar.ts), INTERVAL text,
- * hexadecimal INT64 text, and CAST … FORMAT. A string literal cast to a date or time type is read
- * when the query is translated.
+ * hexadecimal INT64 text, and CAST … FORMAT: the renderings src/sql/casts.ts decides between.
  */
 
-import { arg, argType, type Emitter, type Rendering } from '../../../sql/emitters.ts';
+import { arg } from '../../../sql/emitters.ts';
+import { castSql as sharedCastSql, stringOf as sharedStringOf, type CastContext, type CastRenderings } from '../../../sql/casts.ts';
 import { bytesFormat, castFormatPieces, castParsePlan } from '../../../sql/cast-formats.ts';
 import { canonicalPieces, castTextPlan, type TimeType } from '../../../sql/format-elements.ts';
 import type * as ir from '../../../sql/ir.ts';
 import { invalidSql } from '../../../sql/parse.ts';
 import type { ExprOf } from '../../../sql/printer.ts';
-import { intervalCastPatterns, readIntervalCast } from '../../../sql/interval-text.ts';
-import { readTimeLiteral, type TimeLiteral } from '../../../sql/time-literals.ts';
+import { intervalCastPatterns } from '../../../sql/interval-text.ts';
 import { parseZone, type Zone } from '../../../sql/time-zones.ts';
 import { TIME_ZONE_MARK, dateOf, datetimeOf, instantOf, micros, offsetMinutesAt, timeOf, timestampOf, wallClock, zoneArg } from './calendar.ts';
 import { numberText } from './number-formats.ts';
@@ -21,11 +20,6 @@ import { intervalOf, intervalText } from './interval.ts';
 import { quoted as quoteString, raiseWhere } from './shared.ts';
 
 const TIME_TYPES: ReadonlySet<ir.TypeName> = new Set(['DATE', 'DATETIME', 'TIME', 'TIMESTAMP']);
-
-export interface CastContext {
-  value: string;
-  printTimeLiteral(literal: TimeLiteral): string;
-}
 
 /** CAST(value AS STRING) of a date or time value, as BigQuery writes it. */
 export function timeText(value: string, type: TimeType, zone: Zone = { kind: 'offset', minutes: 0 }): string {
@@ -67,52 +61,33 @@ function int64FromText(text: string, safe: boolean): string {
 }
 
 /** The SQL for a CAST ClickHouse's own cast does not write as BigQuery, or undefined for its cast. */
-export function castSql(expr: ExprOf<'cast'>, context: CastContext): string | undefined {
-  const { value } = context;
-  const target = expr.type;
-  if (typeof target !== 'string') return undefined;
-  const from = expr.from;
-  if (expr.format) return formattedCast(expr, target, value, expr.format);
-  if (expr.expr.kind === 'string' && TIME_TYPES.has(target)) return literalCast(expr, target as TimeLiteral['type'], context);
-  if (target === 'STRING' && from && TIME_TYPES.has(from)) return timeText(value, from as TimeType);
-  if (target === 'STRING' && from === 'INTERVAL') return intervalText(value);
-  if (target === 'INTERVAL' && from === 'STRING') return intervalFromText(expr, value);
-  if (from === 'STRING' && (target === 'DATE' || target === 'DATETIME' || target === 'TIME')) return timeFromText(value, target, expr.safe);
-  if (from === 'STRING' && target === 'INT64') return int64FromText(value, expr.safe);
-  if (target === 'TIME' && (from === 'DATETIME' || from === 'TIMESTAMP')) return timeOfDay(value);
-  if (target === 'TIME' && expr.expr.kind === 'null') return `CAST(NULL AS Nullable(DateTime64(6, '${TIME_ZONE_MARK}')))`;
-  return undefined;
-}
+const RENDERINGS: CastRenderings = {
+  formatted: formattedCast,
+  timeText: (value, type) => timeText(value, type),
+  intervalText,
+  intervalFromText,
+  intervalOf,
+  timeFromText,
+  int64FromText,
+  nullOf: () => 'NULL',
+  more: (expr, target, value) => {
+    if (target === 'TIME' && (expr.from === 'DATETIME' || expr.from === 'TIMESTAMP')) return timeOfDay(value);
+    if (target === 'TIME' && expr.expr.kind === 'null') return `CAST(NULL AS Nullable(DateTime64(6, '${TIME_ZONE_MARK}')))`;
+    return undefined;
+  },
+};
 
-function literalCast(expr: ExprOf<'cast'>, target: TimeLiteral['type'], context: CastContext): string {
-  const text = (expr.expr as ExprOf<'string'>).value;
-  const literal = readTimeLiteral(target, text);
-  if (literal) return context.printTimeLiteral(literal);
-  if (expr.safe) return 'NULL';
-  throw invalidSql(`Could not cast literal "${text}" to type ${target}`);
-}
+/** ClickHouse's rendering of a cast where BigQuery's rules differ from ClickHouse's (src/sql/casts.ts). */
+export const castSql = (expr: ExprOf<'cast'>, context: CastContext) => sharedCastSql(expr, context, RENDERINGS);
 
-/** STRING(value[, zone]) of a TIMESTAMP (in the zone), DATE, DATETIME or TIME: CAST's text; the JSON form is `json`'s. */
-export function stringOf(json: Rendering): Emitter {
-  return (call) => {
-    const type = argType(call, 0);
-    if (type && TIME_TYPES.has(type)) return timeText(arg(call, 0), type as TimeType, zoneArg(call, 1));
-    if (typeof json !== 'function') throw invalidSql(`STRING is not supported on ClickHouse: ${json.unsupported}`);
-    return json(call);
-  };
-}
+/** STRING(value[, zone]). */
+export const stringOf = sharedStringOf('ClickHouse', (call, type) => timeText(arg(call, 0), type, zoneArg(call, 1)));
 
 /**
- * CAST(text AS INTERVAL): a literal read now; a column's text by the same rules in SQL, the form
- * chosen by its spaces, colons and dashes (interval-text.ts) or ISO 8601's `P…`.
+ * CAST(text AS INTERVAL) of a value: by the same rules as a literal's, in SQL, the form chosen by
+ * its spaces, colons and dashes (interval-text.ts) or ISO 8601's `P…`.
  */
-function intervalFromText(expr: ExprOf<'cast'>, text: string): string {
-  if (expr.expr.kind === 'string') {
-    const parts = readIntervalCast(expr.expr.value);
-    if (parts) return intervalOf(String(parts.months), String(parts.days), String(parts.micros));
-    if (expr.safe) return 'NULL';
-    throw invalidSql(`Invalid INTERVAL value '${expr.expr.value}'`);
-  }
+function intervalFromText(text: string, safe: boolean): string {
   const value = `assumeNotNull(${text})`;
   const key = `concat(toString(countSubstrings(${value}, ' ')), toString(countSubstrings(${value}, ':')), toString(countMatches(${value}, '\\\\d-')))`;
   const forms = intervalCastPatterns().flatMap(({ key: form, pattern, groups }) => {
@@ -134,7 +109,7 @@ function intervalFromText(expr: ExprOf<'cast'>, text: string): string {
   const timeSum = `arraySum(arrayMap(__p -> if(__p[1] = '-', -1, 1) * multiIf(__p[4] = 'H', toInt64(__p[2]) * 3600000000, __p[4] = 'M', toInt64(__p[2]) * 60000000, toInt64(__p[2]) * 1000000 + toInt64(substring(concat(__p[3], '000000'), 1, 6))), extractAllGroups(${timePart}, '(-?)(\\\\d+)(?:[.,](\\\\d*))?([HMS])')))`;
   const isoValue = intervalOf(dateSum({ Y: 12, M: 1 }), dateSum({ W: 7, D: 1 }), timeSum);
   const invalid = `NOT match(${value}, ${iso}) AND NOT (${forms.filter((_, index) => index % 2 === 0).join(' OR ')})`;
-  const failure = expr.safe ? 'NULL' : raiseWhere(`isNotNull(${text}) AND ${invalid}`, 'Invalid INTERVAL value');
+  const failure = safe ? 'NULL' : raiseWhere(`isNotNull(${text}) AND ${invalid}`, 'Invalid INTERVAL value');
   return `multiIf(isNull(${text}), NULL, ${forms.join(', ')}, length(${value}) > 1 AND match(${value}, ${iso}), ${isoValue}, ${failure})`;
 }
 

@@ -2,18 +2,16 @@
  * DuckDB's CAST and SAFE_CAST where BigQuery's rules differ from DuckDB's own cast: date and time
  * text both ways (CAST(DATETIME AS STRING) is `2008-12-25 15:30:00`, a fraction in groups of three;
  * `2016-11-06t00:30:00` and a leap second are read), INTERVAL text, hexadecimal INT64 text, and
- * CAST … FORMAT (cast-formats.ts). A string literal cast to a date or time type is read when the
- * query is translated.
+ * CAST … FORMAT (cast-formats.ts): the renderings src/sql/casts.ts decides between.
  */
 
-import { arg, argType, type Emitter, type Rendering } from '../../../sql/emitters.ts';
+import { arg } from '../../../sql/emitters.ts';
+import { castSql as sharedCastSql, stringOf as sharedStringOf, type CastContext, type CastRenderings } from '../../../sql/casts.ts';
 import { bytesFormat, castFormatPieces, castParsePlan } from '../../../sql/cast-formats.ts';
 import { canonicalPieces, castTextPlan, type TimeType } from '../../../sql/format-elements.ts';
 import type * as ir from '../../../sql/ir.ts';
 import { invalidSql } from '../../../sql/parse.ts';
 import type { ExprOf } from '../../../sql/printer.ts';
-import { readIntervalCast } from '../../../sql/interval-text.ts';
-import { readTimeLiteral, type TimeLiteral } from '../../../sql/time-literals.ts';
 import { instantOf, offsetMinutesAt, wallClock, zoneArg, zoneOf, type ZoneArg } from './calendar.ts';
 import { numberText } from './number-formats.ts';
 import { quoted } from './shared.ts';
@@ -21,12 +19,6 @@ import { formatSql, parseSql } from './formats.ts';
 import { intervalOf, intervalText } from './interval.ts';
 
 const TIME_TYPES: ReadonlySet<ir.TypeName> = new Set(['DATE', 'DATETIME', 'TIME', 'TIMESTAMP']);
-
-export interface CastContext {
-  /** The printed value being cast. */
-  value: string;
-  printTimeLiteral(literal: TimeLiteral): string;
-}
 
 /** BigQuery's error (DuckDB's error()), or NULL for SAFE_CAST. */
 const failure = (safe: boolean, message: string) => (safe ? 'NULL' : `error(${message})`);
@@ -72,52 +64,29 @@ function int64FromText(text: string, safe: boolean): string {
 }
 
 /** The SQL for a CAST DuckDB's own cast does not write as BigQuery, or undefined for DuckDB's cast. */
-export function castSql(expr: ExprOf<'cast'>, context: CastContext): string | undefined {
-  const { value } = context;
-  const target = expr.type;
-  if (typeof target !== 'string') return undefined;
-  const from = expr.from;
-  if (expr.format) return formattedCast(expr, target, value, expr.format);
-  if (expr.expr.kind === 'string' && TIME_TYPES.has(target)) return literalCast(expr, target as TimeLiteral['type'], context);
-  if (target === 'STRING' && from && TIME_TYPES.has(from)) return timeText(value, from as TimeType);
-  if (target === 'STRING' && from === 'INTERVAL') return intervalText(value);
-  if (target === 'INTERVAL' && from === 'STRING') return intervalFromText(expr, value);
-  if (from === 'STRING' && (target === 'DATE' || target === 'DATETIME' || target === 'TIME')) return timeFromText(value, target, expr.safe);
-  if (from === 'STRING' && target === 'INT64') return int64FromText(value, expr.safe);
-  return undefined;
-}
-
-/** A string literal as a date or time: read now; text BigQuery does not read is refused at save (NULL for SAFE_CAST). */
-function literalCast(expr: ExprOf<'cast'>, target: TimeLiteral['type'], context: CastContext): string {
-  const text = (expr.expr as ExprOf<'string'>).value;
-  const literal = readTimeLiteral(target, text);
-  if (literal) return context.printTimeLiteral(literal);
-  if (expr.safe) return `CAST(NULL AS ${target === 'DATETIME' ? 'TIMESTAMP' : target === 'TIMESTAMP' ? 'TIMESTAMPTZ' : target})`;
-  throw invalidSql(`Could not cast literal "${text}" to type ${target}`);
-}
-
-/** STRING(value[, zone]) of a TIMESTAMP (in the zone), DATE, DATETIME or TIME: CAST's text; the JSON form is `json`'s. */
-export function stringOf(json: Rendering): Emitter {
-  return (call) => {
-    const type = argType(call, 0);
-    if (type && TIME_TYPES.has(type)) return timeText(arg(call, 0), type as TimeType, zoneArg(call, 1));
-    if (typeof json !== 'function') throw invalidSql(`STRING is not supported on DuckDB: ${json.unsupported}`);
-    return json(call);
-  };
-}
-
-/** CAST(text AS INTERVAL): a literal read now, other text by the same reading in JavaScript (interval-text.ts). */
-function intervalFromText(expr: ExprOf<'cast'>, text: string): string {
-  if (expr.expr.kind === 'string') {
-    const parts = readIntervalCast(expr.expr.value);
-    if (parts) return intervalOf(String(parts.months), String(parts.days), String(parts.micros));
-    if (expr.safe) return 'NULL';
-    throw invalidSql(`Invalid INTERVAL value '${expr.expr.value}'`);
-  }
+/** CAST(text AS INTERVAL) of a value: read by the same reading as a literal, in JavaScript (interval-text.ts). */
+function intervalFromText(text: string, safe: boolean): string {
   const parts = `sawmill_interval_parts(${text})`;
-  const invalid = failure(expr.safe, `'Invalid INTERVAL value ''' || ${text} || ''''`);
+  const invalid = failure(safe, `'Invalid INTERVAL value ''' || ${text} || ''''`);
   return `(CASE WHEN ${text} IS NULL THEN NULL WHEN ${parts} IS NULL THEN ${invalid} ELSE ${intervalOf(`${parts}[1]`, `${parts}[2]`, `${parts}[3]`)} END)`;
 }
+
+const RENDERINGS: CastRenderings = {
+  formatted: formattedCast,
+  timeText: (value, type) => timeText(value, type),
+  intervalText,
+  intervalFromText,
+  intervalOf,
+  timeFromText,
+  int64FromText,
+  nullOf: (type) => `CAST(NULL AS ${type === 'DATETIME' ? 'TIMESTAMP' : type === 'TIMESTAMP' ? 'TIMESTAMPTZ' : type})`,
+};
+
+/** DuckDB's rendering of a cast where BigQuery's rules differ from DuckDB's (src/sql/casts.ts). */
+export const castSql = (expr: ExprOf<'cast'>, context: CastContext) => sharedCastSql(expr, context, RENDERINGS);
+
+/** STRING(value[, zone]). */
+export const stringOf = sharedStringOf('DuckDB', (call, type) => timeText(arg(call, 0), type, zoneArg(call, 1)));
 
 // ---- CAST … FORMAT ---------------------------------------------------------------------------------
 
