@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,7 +30,11 @@ export interface TestServer extends RunningServer {
 let chdbDir: string | undefined;
 async function warehouseOverrides(): Promise<Partial<Config>> {
   if (process.env.SAWMILL_TEST_WAREHOUSE !== 'clickhouse') return {};
-  chdbDir ??= await mkdtemp(join(tmpdir(), 'sawmill-chdb-'));
+  if (!chdbDir) {
+    const dir = (chdbDir = await mkdtemp(join(tmpdir(), 'sawmill-chdb-')));
+    // chdb lives as long as the test process: its data path goes with the process.
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
   const database = `test_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
   return { warehouse: 'clickhouse', clickhouse: { url: `chdb:${chdbDir}`, username: undefined, password: undefined, database } };
 }
