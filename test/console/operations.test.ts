@@ -31,7 +31,7 @@ describe('operations in the console (Chromium): status, retention', { skip: chro
     await page.goto(`${server.url}/`);
     await page.getByLabel('API key').fill(PRIVATE_KEY);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('link', { name: 'Status' }).click();
+    await page.getByRole('link', { name: 'Status', exact: true }).click();
     const ingest = page.getByTestId('status-ingest').getByRole('row', { name: /status\.demo/ });
     await ingest.waitFor(WAIT);
     assert.deepEqual(await ingest.getByRole('cell').allInnerTexts(), ['status.demo', '6', '0', '2', '0']);
