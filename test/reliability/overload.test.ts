@@ -139,35 +139,41 @@ test('after an overload of 1 MB bodies, RSS is back under idle + the memory limi
   // The provisioned edge-log source, with the typed copies its built-in endpoints read.
   const sources = (await (await fetch(`${server.url}/api/sources`, { headers })).json()) as Array<{ name: string; token: string }>;
   const source = sources.find((one) => one.name === 'cloudflare.logs.prod')!.token;
-  const pid = server.child.pid!;
-  await sleep(10_000); // idle: start-up's garbage and young generation are given back by then (src/http/idle-memory.ts)
-  const bound = (await rssOf(pid)) + memoryLimitBytes;
+  // A failed assertion must not leave the server running: its process would keep the test file's alive.
+  try {
+    const pid = server.child.pid!;
+    await sleep(10_000); // idle: start-up's garbage and young generation are given back by then (src/http/idle-memory.ts)
+    const bound = (await rssOf(pid)) + memoryLimitBytes;
 
-  // 64 senders of 1 MB bodies of Supabase edge-log events (900 each) for a while: what issue 29 measured.
-  const generator = new EventGenerator({ seed: 29, fromMs: Date.now() - 86_400_000, toMs: Date.now() - 60_000 });
-  const bodies = Array.from({ length: 8 }, () => JSON.stringify(Array.from({ length: 900 }, () => generator.event('edge'))));
-  let peakRss = 0;
-  const sampling = setInterval(() => void rssOf(pid).then((rss) => (peakRss = Math.max(peakRss, rss)), () => undefined), 100);
-  const until = Date.now() + 8_000;
-  let acknowledged = 0;
-  await Promise.all(
-    Array.from({ length: 64 }, async (_, sender) => {
-      for (let n = sender; Date.now() < until; n++) {
-        const reply = await fetch(`${server.url}/logs?source=${source}`, { method: 'POST', headers, body: bodies[n % bodies.length] });
-        await reply.arrayBuffer();
-        if (reply.status === 200) acknowledged++;
-        else await sleep(200);
-      }
-    }),
-  );
-  assert.ok(acknowledged > 0);
-  // The folds of what was acknowledged go on after the senders stop: RSS must come down once they are done.
-  let rss = Infinity;
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline && rss > bound; await sleep(1000)) rss = await rssOf(pid);
-  clearInterval(sampling);
-  const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
-  assert.ok(rss <= bound, `RSS ${mb(rss)} a minute after the load (peak ${mb(peakRss)}), above idle + limit = ${mb(bound)}`);
-  assert.equal(await stopServer(server), 0);
+    // 64 senders of 1 MB bodies of Supabase edge-log events (900 each) for a while: what issue 29 measured.
+    const generator = new EventGenerator({ seed: 29, fromMs: Date.now() - 86_400_000, toMs: Date.now() - 60_000 });
+    const bodies = Array.from({ length: 8 }, () => JSON.stringify(Array.from({ length: 900 }, () => generator.event('edge'))));
+    let peakRss = 0;
+    const sampling = setInterval(() => void rssOf(pid).then((rss) => (peakRss = Math.max(peakRss, rss)), () => undefined), 100);
+    sampling.unref(); // nor the sampling, if an assertion fails before it is cleared
+    const until = Date.now() + 8_000;
+    let acknowledged = 0;
+    await Promise.all(
+      Array.from({ length: 64 }, async (_, sender) => {
+        for (let n = sender; Date.now() < until; n++) {
+          const reply = await fetch(`${server.url}/logs?source=${source}`, { method: 'POST', headers, body: bodies[n % bodies.length] });
+          await reply.arrayBuffer();
+          if (reply.status === 200) acknowledged++;
+          else await sleep(200);
+        }
+      }),
+    );
+    assert.ok(acknowledged > 0);
+    // The folds of what was acknowledged go on after the senders stop: RSS must come down once they are done.
+    let rss = Infinity;
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline && rss > bound; await sleep(1000)) rss = await rssOf(pid);
+    clearInterval(sampling);
+    const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
+    assert.ok(rss <= bound, `RSS ${mb(rss)} a minute after the load (peak ${mb(peakRss)}), above idle + limit = ${mb(bound)}`);
+    assert.equal(await stopServer(server), 0);
+  } finally {
+    if (server.child.exitCode === null) await stopServer(server, 'SIGKILL');
+  }
 });
 
 test('DuckDB: events refused by the warehouse after their acknowledgement are retried, set aside only for their content, never lost', async () => {
