@@ -18,7 +18,8 @@
  * --no-docs, --keep (keep the temp dir), --seconds=N (ingest run length), --log-level=L,
  * --no-clickhouse (skip the ClickHouse path run by bench/clickhouse.ts afterwards),
  * --no-log-attributes (skip bench/log-attributes.ts: one log_attributes key vs its typed field),
- * --ingest-only (section 1 only: ingest, its ceilings, storage and memory).
+ * --ingest-only (section 1 only: ingest, its ceilings, storage and memory), --batched-only (only
+ * the batched runs with their visibility probes, per round and variant; printed, nothing written).
  */
 import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -76,6 +77,8 @@ const PROFILE = flag('profile');
 const PERF = flag('perf');
 /** Only the ingest part (section 1) and its ceilings: for working on the write path. */
 const INGEST_ONLY = flag('ingest-only');
+/** Only the batched runs and their visibility probes: for working on folds and checkpoints. */
+const BATCHED_ONLY = flag('batched-only');
 const MODE = QUICK ? 'quick' : 'full';
 /** A commit to run the same ingest load against, side by side (`--baseline=<rev>`; see bench/baseline.ts). */
 const BASELINE = option('baseline');
@@ -232,7 +235,8 @@ export interface IngestFigures {
 const TRICKLE_PER_S = 20;
 async function measureTrickle(target: { url: string; pid: number }, requestsFile: string, seconds: number): Promise<{ events_per_s: number; server_cores: number; non_2xx: number }> {
   const requests = (await readFile(requestsFile, 'utf8')).split('\n', TRICKLE_PER_S * seconds).map((line) => line.split('\t') as [string, string]);
-  await sleep(3000); // the folds of the runs before
+  const settledMs = await settle(target.pid);
+  log(`  settled ${(settledMs / 1000).toFixed(1)} s after the load`);
   const cpuBefore = cpuSeconds(target.pid);
   const t0 = performance.now();
   let failed = 0;
@@ -292,6 +296,19 @@ async function measureLoad(
 }
 
 /** Server CPU while nothing is sent. */
+/**
+ * Waits until the server is quiet: under SETTLED_CORES over a second, so the folds and the
+ * checkpoint of the runs before (a few seconds of DuckDB's work) do not count as the trickle's.
+ * At most SETTLE_MAX_MS; returns how long it took.
+ */
+const SETTLED_CORES = 0.02;
+const SETTLE_MAX_MS = 60_000;
+async function settle(pid: number): Promise<number> {
+  const t0 = performance.now();
+  while (performance.now() - t0 < SETTLE_MAX_MS && (await idleCores(pid, 1)) > SETTLED_CORES);
+  return performance.now() - t0;
+}
+
 async function idleCores(pid: number, seconds: number): Promise<number> {
   const before = cpuSeconds(pid);
   const t0 = performance.now();
@@ -700,6 +717,15 @@ async function main(): Promise<void> {
     };
     const rawPerEvent = { batch: batchInfo.rawBytes / batchInfo.events, single: singleInfo.rawBytes / singleInfo.events };
 
+    // The same runs against each variant on a fresh server, in alternating order, ROUNDS times:
+    // on a shared machine the spread between rounds is the noise the ratios live with.
+    const baseline = BASELINE ? prepareBaseline(BASELINE, workDir, log) : undefined;
+    cleanups.push(() => baseline?.remove());
+    const variants: Variant[] = [{ key: 'current', label: 'Sawmill', repo: REPO }];
+    if (baseline) variants.push({ key: 'baseline', label: `baseline ${baseline.commit}`, repo: baseline.dir });
+    if (baseline) result.baseline = { rev: baseline.rev, commit: baseline.commit };
+    if (BATCHED_ONLY) return await batchedRounds(variants, workDir, batchTemplate);
+
     log('HTTP ceiling: bare node:http server');
     const bareTokens = Object.fromEntries(Object.values(SOURCE_OF).map((name) => [name, '00000000-0000-4000-8000-000000000000']));
     const bareBatchFile = await addressedRequests(batchTemplate, bareTokens, join(workDir, 'requests-batch-bare.txt'));
@@ -713,13 +739,6 @@ async function main(): Promise<void> {
     result.http_ceiling = { batch: bareBatch, single: bareSingle };
     log(`  batch ${fmt(bareBatch.events_per_s)} ev/s, single ${fmt(bareSingle.requests_per_s)} req/s`);
 
-    // The same runs against each variant on a fresh server, in alternating order, ROUNDS times:
-    // on a shared machine the spread between rounds is the noise the ratios live with.
-    const baseline = BASELINE ? prepareBaseline(BASELINE, workDir, log) : undefined;
-    cleanups.push(() => baseline?.remove());
-    const variants: Variant[] = [{ key: 'current', label: 'Sawmill', repo: REPO }];
-    if (baseline) variants.push({ key: 'baseline', label: `baseline ${baseline.commit}`, repo: baseline.dir });
-    if (baseline) result.baseline = { rev: baseline.rev, commit: baseline.commit };
     const runs: IngestRun[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       for (const variant of round % 2 === 0 ? variants : [...variants].reverse()) {
@@ -1024,6 +1043,31 @@ async function batchedRunWith(settings: Record<string, string>, workDir: string,
   await rm(dataDir, { recursive: true, force: true });
   log(`  peak RSS ${(figures.rss_peak_bytes / 2 ** 20).toFixed(0)} MB, ${fmt(figures.events_per_s)} ev/s, p99 ${figures.p99_ms.toFixed(0)} ms`);
   return { setting, bytes: figures.rss_peak_bytes, figures };
+}
+
+/** --batched-only: each variant's batched run with its visibility probe on a fresh server, ROUNDS times in alternating order. */
+async function batchedRounds(variants: Variant[], workDir: string, template: string): Promise<void> {
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const variant of round % 2 === 0 ? variants : [...variants].reverse()) {
+      const dataDir = await mkdtemp(join(workDir, `batched-${variant.key}-`));
+      const server = await startSawmill(dataDir, workDir, undefined, {}, variant.repo);
+      const sources = await api<Array<{ name: string; token: string }>>(server, 'GET', '/api/sources');
+      const tokens = Object.fromEntries(sources.map((source) => [source.name, source.token]));
+      const file = await addressedRequests(template, tokens, join(workDir, `requests-batched-${variant.key}.txt`));
+      await api(server, 'POST', '/api/endpoints', { name: PROBE_ENDPOINT, query: probeEndpointQuery(SOURCE_OF.edge), cache_duration_seconds: 0 });
+      const rss = new RssSampler(server.child.pid);
+      const probe = () => new VisibilityProbe(server.url, auth, tokens[SOURCE_OF.edge]!);
+      const figures = await measureLoad({ url: server.url, pid: server.child.pid }, file, BATCH, PLAN.ingestSeconds, rss, undefined, probe);
+      rss.stop();
+      const visible = figures.visibility!;
+      log(
+        `${variant.label}, round ${round + 1}: ${fmt(figures.events_per_s)} ev/s, ack p99 ${figures.p99_ms.toFixed(0)} ms, non-2xx ${figures.errors.status}, ` +
+          `${(figures.server_cpu_s / figures.seconds).toFixed(2)} cores, visible p50 ${visible.p50.toFixed(0)} ms p99 ${visible.p99.toFixed(0)} ms (${visible.n} probes), peak RSS ${(figures.rss_peak_bytes / 2 ** 20).toFixed(0)} MB`,
+      );
+      await stopSawmill(server);
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }
 }
 
 /** The endpoint figures of the last `count` full runs whose results are in bench/results. */
