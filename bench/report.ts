@@ -172,7 +172,7 @@ Code: commit ${m.git_commit ?? '?'}${m.git_uncommitted_files ? ` plus ${m.git_un
   every 50 ms until it returns the probe; the figure is the time from the probe's 2xx to that answer.
   **The machine has ${m.cores} cores and the server, DuckDB's threads and wrk share them** (not pinned); the CPU
   columns say how much each process used.
-  The trickle row is the same server afterwards, once it has settled (under 0.02 cores over a second: the folds and the
+  The trickle row is the same server afterwards, once it has settled (under 0.02 cores for 5 s running: the folds and the
   checkpoint after the load take a few seconds, which counted as the trickle's before), taking ${r.config.trickle_per_s} single events a second, one at a time, from the
   suite's process for ${r.config.trickle_seconds} s: what a quiet deployment costs in CPU. Idle CPU is the server's CPU over
   ${r.config.idle_seconds} s with nothing sent, once after start-up (after the idle RSS) and once 5 s after the trickle.
