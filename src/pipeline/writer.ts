@@ -53,6 +53,13 @@ export const READER_WAIT_MAX_EVENTS = 10_000;
  * bench is load (it waited for 10,000 events, 4 s, when this was the reader limit).
  */
 export const QUIET_MAX_EVENTS_PER_SECOND = 100;
+/** Large folds whose pace acknowledgements past the budget keep to (see recentFolds). */
+const RECENT_FOLDS = 8;
+/**
+ * Share of SAWMILL_MAX_QUEUED_EVENTS past which acknowledgements wait for a fold to make room;
+ * what requests in flight add fits in the rest, so they are not refused.
+ */
+const HIGH_WATER = 0.8;
 /** Tries of a journal record the warehouse refuses on its own before it is set aside. */
 const FOLD_ATTEMPTS = 3;
 /** Folds that failed for a passing reason (a full disk) are tried again after this, doubling up to the most. */
@@ -119,6 +126,15 @@ export class EventWriter {
    * to meet the visibility bound, and the pace of acknowledgements past it.
    */
   private foldMsPerEvent = 0.03;
+  /**
+   * The last large folds' events and milliseconds, waits for the warehouse's checkpoints
+   * included: the rate folds drain the queue at over several folds. Acknowledgements paced at
+   * the recent average alone followed the quick folds between checkpoints and let the queue grow
+   * by the checkpoints' share.
+   */
+  private readonly recentFolds: Array<{ events: number; ms: number }> = [];
+  /** Acknowledgements held past the high-water mark (see paceAck). */
+  private readonly roomWaiters: Array<() => void> = [];
   /** When (performance.now()) the last acknowledgement held back by `paceAck` goes out. */
   private pacedUntil = 0;
 
@@ -214,7 +230,7 @@ export class EventWriter {
     this.journalFailure = undefined;
     this.acknowledgedSeq = Math.max(this.acknowledgedSeq, seq);
     this.enqueue({ seq, sourceId, rows: events.rows, staged: events.staged, settle: acknowledged, acknowledgedAt: performance.now() });
-    if (this.queuedEvents > this.visibilityBudget() && !this.stalled && !this.stopped) await this.paceAck(recordEvents(events));
+    if (this.queuedEvents > Math.min(this.visibilityBudget(), HIGH_WATER * this.options.maxQueuedEvents) && !this.stalled && !this.stopped) await this.paceAck(recordEvents(events));
   }
 
   /**
@@ -229,11 +245,36 @@ export class EventWriter {
     return visibilityMs === undefined ? Infinity : Math.max(READER_WAIT_MAX_EVENTS, Math.floor(visibilityMs / 2 / this.foldMsPerEvent));
   }
 
-  /** Acknowledgements past the budget go out at the rate folds store events (a leaky bucket), not in bursts as folds end. */
-  private paceAck(events: number): Promise<void> {
+  /**
+   * Acknowledgements past the budget go out at the rate folds store events (a leaky bucket), not
+   * in bursts as folds end. Past the high-water mark they wait for a fold to make room: a fold
+   * that stalls (a DuckDB checkpoint takes 1-4 s under load) then holds senders back rather
+   * than letting the queue fill until they are refused.
+   */
+  private async paceAck(events: number): Promise<void> {
     const now = performance.now();
-    this.pacedUntil = Math.max(now, this.pacedUntil) + events * this.foldMsPerEvent;
-    return sleep(this.pacedUntil - now);
+    this.pacedUntil = Math.max(now, this.pacedUntil) + events * this.drainMsPerEvent();
+    await sleep(this.pacedUntil - now);
+    while (this.holdsAcks()) await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+  }
+
+  /** Past HIGH_WATER of the queue's bound, unless folds are failing (their events are durable: no reason to hold them). */
+  private holdsAcks(): boolean {
+    return this.queuedEvents > HIGH_WATER * this.options.maxQueuedEvents && !this.stalled && !this.stopped;
+  }
+
+  private releaseHeldAcks(): void {
+    if (!this.holdsAcks()) for (const resolve of this.roomWaiters.splice(0)) resolve();
+  }
+
+  private drainMsPerEvent(): number {
+    let events = 0;
+    let ms = 0;
+    for (const fold of this.recentFolds) {
+      events += fold.events;
+      ms += fold.ms;
+    }
+    return events === 0 ? this.foldMsPerEvent : ms / events;
   }
 
   /**
@@ -313,6 +354,7 @@ export class EventWriter {
   stop(): void {
     this.stopped = true;
     this.clearTimer();
+    this.releaseHeldAcks();
   }
 
   private schedule(): void {
@@ -402,7 +444,10 @@ export class EventWriter {
       await this.warehouse.append(batches, this.journal ? taken.at(-1)!.seq : undefined);
       const events = taken.reduce((sum, pending) => sum + recordEvents(pending), 0);
       const seconds = (performance.now() - started) / 1000;
-      if (events >= 1000) this.foldMsPerEvent = 0.7 * this.foldMsPerEvent + 0.3 * ((seconds * 1000) / events);
+      if (events >= 1000) {
+        this.foldMsPerEvent = 0.7 * this.foldMsPerEvent + 0.3 * ((seconds * 1000) / events);
+        if (this.recentFolds.push({ events, ms: seconds * 1000 }) > RECENT_FOLDS) this.recentFolds.shift();
+      }
       this.options.onFolded?.(events, seconds);
       this.committed(taken, batches);
     } catch (error) {
@@ -419,6 +464,7 @@ export class EventWriter {
       }
     } finally {
       for (const pending of taken) this.queuedEvents -= recordEvents(pending);
+      this.releaseHeldAcks();
     }
   }
 
@@ -466,6 +512,7 @@ export class EventWriter {
     this.foldLimit = Math.max(1, Math.min(this.foldLimit, Math.floor(events / 2)));
     this.stalled = { error, retries: (this.stalled?.retries ?? 0) + 1, records: items.length };
     for (const waiter of this.visibilityWaiters.splice(0)) waiter.resolve();
+    this.releaseHeldAcks();
   }
 
   private async setAside(pending: Pending, error: unknown): Promise<boolean> {
