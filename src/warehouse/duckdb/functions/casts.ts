@@ -63,7 +63,6 @@ function int64FromText(text: string, safe: boolean): string {
   return `coalesce(TRY_CAST(${text} AS BIGINT), ${otherwise})`;
 }
 
-/** The SQL for a CAST DuckDB's own cast does not write as BigQuery, or undefined for DuckDB's cast. */
 /** CAST(text AS INTERVAL) of a value: read by the same reading as a literal, in JavaScript (interval-text.ts). */
 function intervalFromText(text: string, safe: boolean): string {
   const parts = `sawmill_interval_parts(${text})`;
@@ -71,6 +70,7 @@ function intervalFromText(text: string, safe: boolean): string {
   return `(CASE WHEN ${text} IS NULL THEN NULL WHEN ${parts} IS NULL THEN ${invalid} ELSE ${intervalOf(`${parts}[1]`, `${parts}[2]`, `${parts}[3]`)} END)`;
 }
 
+/** The SQL for a CAST DuckDB's own cast does not write as BigQuery, or undefined for DuckDB's cast. */
 const RENDERINGS: CastRenderings = {
   formatted: formattedCast,
   timeText: (value, type) => timeText(value, type),
