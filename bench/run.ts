@@ -198,6 +198,12 @@ async function writeRequests(file: string, options: { requests: number; batch: n
 }
 
 /** A requests template with each `{<source name>}` replaced by that source's token on one server. */
+/** Each provisioned source's ingest token, by source name. */
+async function sourceTokens(server: Sawmill): Promise<Record<string, string>> {
+  const sources = await api<Array<{ name: string; token: string }>>(server, 'GET', '/api/sources');
+  return Object.fromEntries(sources.map((source) => [source.name, source.token]));
+}
+
 async function addressedRequests(template: string, tokens: Record<string, string>, file: string): Promise<string> {
   const text = await readFile(template, 'utf8');
   await writeFile(file, text.replace(/\{([^}\t]+)\}\t/g, (_match, name: string) => `${tokens[name] ?? name}\t`));
@@ -295,7 +301,6 @@ async function measureLoad(
   };
 }
 
-/** Server CPU while nothing is sent. */
 /**
  * Waits until the server is quiet: under SETTLED_CORES for SETTLED_SECONDS seconds running, so
  * the last folds and the checkpoint after the runs before (a few seconds of DuckDB's work, which
@@ -313,6 +318,7 @@ async function settle(pid: number): Promise<number> {
   return performance.now() - t0;
 }
 
+/** Server CPU while nothing is sent. */
 async function idleCores(pid: number, seconds: number): Promise<number> {
   const before = cpuSeconds(pid);
   const t0 = performance.now();
@@ -360,8 +366,7 @@ async function ingestRun(
   const idleFresh = await idleRss(pid);
   const idleFreshCores = await idleCores(pid, PLAN.idleSeconds);
   log(`${name}: up (pid ${pid}), idle RSS ${(idleFresh / 2 ** 20).toFixed(0)} MB, idle CPU ${idleFreshCores.toFixed(4)} cores`);
-  const sources = await api<Array<{ name: string; token: string }>>(server, 'GET', '/api/sources');
-  const tokens = Object.fromEntries(sources.map((source) => [source.name, source.token]));
+  const tokens = await sourceTokens(server);
   const batchFile = await addressedRequests(templates.batch, tokens, join(workDir, `requests-batch-${variant.key}.txt`));
   const singleFile = await addressedRequests(templates.single, tokens, join(workDir, `requests-single-${variant.key}.txt`));
   await api(server, 'POST', '/api/endpoints', { name: PROBE_ENDPOINT, query: probeEndpointQuery(SOURCE_OF.edge), cache_duration_seconds: 0 });
@@ -449,10 +454,10 @@ async function overloadRun(workDir: string): Promise<Record<string, unknown>> {
   const server = await startSawmill(dataDir, workDir, undefined, { SAWMILL_MEMORY_LIMIT: `${OVERLOAD.memoryLimitMb}MB` });
   const pid = server.child.pid;
   const idle = await idleRss(pid);
-  const sources = await api<Array<{ name: string; token: string }>>(server, 'GET', '/api/sources');
+  const tokens = await sourceTokens(server);
   const template = join(workDir, 'requests-overload.template');
   const info = await writeRequests(template, { requests: 12, batch: OVERLOAD.eventsPerBody, seed: 303 });
-  const file = await addressedRequests(template, Object.fromEntries(sources.map((source) => [source.name, source.token])), join(workDir, 'requests-overload.txt'));
+  const file = await addressedRequests(template, tokens, join(workDir, 'requests-overload.txt'));
   log(`overload: ${OVERLOAD.connections} senders of ${(info.rawBytes / 12 / 2 ** 20).toFixed(2)} MB bodies, SAWMILL_MEMORY_LIMIT=${OVERLOAD.memoryLimitMb}MB, ${PLAN.ceilingSeconds}s; then ${OVERLOAD.afterSeconds}s idle`);
   const rss = new RssSampler(pid, 50);
   const result = await runWrk({ url: server.url, requestsFile: file, apiKey: API_KEY, connections: OVERLOAD.connections, seconds: PLAN.ceilingSeconds });
@@ -783,7 +788,7 @@ async function main(): Promise<void> {
     const queryDir = join(workDir, 'query-data');
     const snapshot = join(workDir, 'query-snapshot');
     let server = await startSawmill(queryDir, workDir);
-    const qTokens = Object.fromEntries((await api<Array<{ name: string; token: string }>>(server, 'GET', '/api/sources')).map((source) => [source.name, source.token]));
+    const qTokens = await sourceTokens(server);
     const builtins = await api<Array<{ name: string; query: string }>>(server, 'GET', '/api/endpoints');
     // Each case runs under two names: cache off (uncached) and cache on (cached). Built-ins keep their own settings for one of them.
     // They are saved before any event is stored, as a deployment's endpoints are while events arrive (promoted columns).
@@ -1038,8 +1043,7 @@ async function batchedRunWith(settings: Record<string, string>, workDir: string,
   const server = await startSawmill(dataDir, workDir, undefined, settings);
   const setting = Object.entries(settings).map(([name, value]) => `${name}=${value}`).join(', ');
   log(`Sawmill ingest with ${setting}: batches of ${BATCH}, c${CONCURRENCY}, ${PLAN.ceilingSeconds}s`);
-  const sources = await api<Array<{ name: string; token: string }>>(server, 'GET', '/api/sources');
-  const file = await addressedRequests(template, Object.fromEntries(sources.map((source) => [source.name, source.token])), join(workDir, 'requests-settings.txt'));
+  const file = await addressedRequests(template, await sourceTokens(server), join(workDir, 'requests-settings.txt'));
   const rss = new RssSampler(server.child.pid);
   const figures = await measureLoad({ url: server.url, pid: server.child.pid }, file, BATCH, PLAN.ceilingSeconds, rss);
   rss.stop();
@@ -1055,8 +1059,7 @@ async function batchedRounds(variants: Variant[], workDir: string, template: str
     for (const variant of round % 2 === 0 ? variants : [...variants].reverse()) {
       const dataDir = await mkdtemp(join(workDir, `batched-${variant.key}-`));
       const server = await startSawmill(dataDir, workDir, undefined, {}, variant.repo);
-      const sources = await api<Array<{ name: string; token: string }>>(server, 'GET', '/api/sources');
-      const tokens = Object.fromEntries(sources.map((source) => [source.name, source.token]));
+      const tokens = await sourceTokens(server);
       const file = await addressedRequests(template, tokens, join(workDir, `requests-batched-${variant.key}.txt`));
       await api(server, 'POST', '/api/endpoints', { name: PROBE_ENDPOINT, query: probeEndpointQuery(SOURCE_OF.edge), cache_duration_seconds: 0 });
       const rss = new RssSampler(server.child.pid);
