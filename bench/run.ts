@@ -592,17 +592,14 @@ interface EndpointFigures {
   overhead_vs_prepared: number;
 }
 
-/** Response times (ms) the server logged for requests to `url`, oldest first. */
+/** Response times (ms) the server logged for requests to `url`, oldest first (one log line per request, src/log.ts). */
 async function serverTimes(logFile: string, url: URL): Promise<number[]> {
   const path = url.pathname + url.search;
-  const urls = new Map<string, string>();
   const times: number[] = [];
   for (const line of (await readFile(logFile, 'utf8')).split('\n')) {
     if (!line.startsWith('{') || !line.endsWith('}')) continue; // the server may be writing the last line
-    const entry = JSON.parse(line) as { reqId?: string; req?: { url?: string }; responseTime?: number };
-    if (!entry.reqId) continue;
-    if (entry.req?.url) urls.set(entry.reqId, entry.req.url);
-    else if (entry.responseTime !== undefined && urls.get(entry.reqId) === path) times.push(entry.responseTime);
+    const entry = JSON.parse(line) as { req?: { url?: string }; responseTime?: number };
+    if (entry.req?.url === path && entry.responseTime !== undefined) times.push(entry.responseTime);
   }
   return times;
 }
