@@ -187,7 +187,7 @@ Code: commit ${m.git_commit ?? '?'}${m.git_uncommitted_files ? ` plus ${m.git_un
   NDJSON file (repeated to ${fmt(r.ingest_ceiling?.events ?? 0)} events), loaded by DuckDB with \`CREATE TABLE … AS SELECT * FROM
   read_json(…)\` into a file database (schema detected by DuckDB, 2 threads), CHECKPOINT included. Storage after HTTP
   ingest is the whole data dir after a clean stop (DuckDB file, catalog, what is left of the journal) over the events stored.
-* **Memory bounds:** a second batched run (${r.config.ceiling_seconds} s) on a fresh server with lower bounds
+* **Memory bounds:** a second batched run (${r.config.ingest_seconds} s, as long as the others) on a fresh server with lower bounds
   (${r.rss?.during_ingest_bounded?.setting ?? ''}) gives the peak RSS those settings hold. A third one runs with
   \`SAWMILL_DUCKDB_THREADS=1\`: a fold gains no speed from a second DuckDB thread and spends CPU the HTTP side needs
   (the endpoint figures are with the default, one thread per core).
