@@ -592,7 +592,7 @@ interface EndpointFigures {
   overhead_vs_prepared: number;
 }
 
-/** Response times (ms) the server logged for requests to `url`, oldest first (one log line per request, src/log.ts). */
+/** Response times (ms) the server logged for requests to `url`, oldest first (one log line per request: src/http/request-log.ts). */
 async function serverTimes(logFile: string, url: URL): Promise<number[]> {
   const path = url.pathname + url.search;
   const times: number[] = [];
@@ -1036,8 +1036,8 @@ const ONE_THREAD_SETTINGS = { SAWMILL_DUCKDB_THREADS: '1' };
 
 /**
  * The batched load again, against a fresh server started with `settings`, as long as the default
- * runs: RSS grows through a run (each checkpoint's buffers, the allocators' retention) and the
- * rate falls as checkpoints come, so a shorter run reads lower and faster than they do.
+ * runs: RSS grows through a run and the rate falls as it goes on, so a shorter run reads lower
+ * and faster than they do.
  */
 async function batchedRunWith(settings: Record<string, string>, workDir: string, template: string): Promise<{ setting: string; bytes: number; figures: IngestFigures }> {
   const dataDir = await mkdtemp(join(workDir, 'settings-data-'));
