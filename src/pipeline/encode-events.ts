@@ -6,15 +6,15 @@
  * (`shapeMembers`) and serialised: four walks and a copy of every value, about half of the main
  * thread's time per event.
  *
- * An event takes this path when normalisation would leave its keys and values as they are and
- * it fits its source's schema as it is: safe keys no other key of their object shadows, values
- * of their column's kind, no container past the depth or key limits, well within the size limit.
- * The walk collects the few changes shaping makes (a lone object becomes a list of one, nulls go,
- * a number in a string column becomes its text); they are applied once the whole event passed,
- * and V8's JSON.stringify writes the line. It is the line `stagedLine(normalizeEvent(event).row,
- * fields)` wrote, byte for byte (the tests compare them). Any other event is normalised as before
- * and planned at the fold: a new field, a value that widens a column, a key to rename, an event
- * to refuse with its per-event error.
+ * An event takes this path when it fits its source's schema as normalisation would leave it:
+ * every key's name (as is, or as normalisation renames it: `x-request-id` becomes
+ * `_x_request_id`) a column, values of their column's kind, no container past the depth or key
+ * limits, well within the size limit. The walk collects the few changes shaping makes (a lone
+ * object becomes a list of one, nulls go, a number in a string column becomes its text, keys take
+ * their new names); they are applied once the whole event passed, and V8's JSON.stringify writes
+ * the line. It is the line `stagedLine(normalizeEvent(event).row, fields)` wrote, byte for byte
+ * (the tests compare them). Any other event is normalised as before and planned at the fold: a new
+ * field, a value that widens a column, an event to refuse with its per-event error.
  */
 import type { RawEvent, RawEventResult } from '../ingest/adapter.ts';
 import { stagedRows } from '../warehouse/staged-rows.ts';
@@ -29,6 +29,7 @@ import {
   normalizeEvent,
   parseTimestamp,
   RESERVED_TOP_LEVEL,
+  safeKeys,
   type NormalizeLimits,
 } from './normalize.ts';
 
@@ -120,6 +121,11 @@ const changed: Array<Record<string, unknown>> = [];
 const changedKeys: string[] = [];
 const changedValues: unknown[] = [];
 
+/** Objects whose keys normalisation renames: `renamed[i]`'s `renamedKeys[i]` become `renamedAs[i]`, once the changes are made. */
+const renamed: Array<Record<string, unknown>> = [];
+const renamedKeys: string[][] = [];
+const renamedAs: string[][] = [];
+
 function change(object: Record<string, unknown>, key: string, value: unknown): void {
   changed.push(object);
   changedKeys.push(key);
@@ -128,6 +134,7 @@ function change(object: Record<string, unknown>, key: string, value: unknown): v
 
 function encodeEvent(event: RawEvent, shape: ShapeFields, nowMicros: number, limits: Readonly<NormalizeLimits>): string | undefined {
   changed.length = changedKeys.length = changedValues.length = 0;
+  renamed.length = renamedKeys.length = renamedAs.length = 0;
   const timestamp = parseTimestamp(event.timestamp) ?? nowMicros;
   if (timestamp > nowMicros + MAX_FUTURE_MICROS) return undefined; // refused, in normalisation's words
   const message = eventMessage(event);
@@ -141,9 +148,22 @@ function encodeEvent(event: RawEvent, shape: ShapeFields, nowMicros: number, lim
   if (charged + 2 * stringChars > limits.maxEventBytes) return undefined; // maybe too large: normalisation decides
   const head = `{"id":${JSON.stringify(eventId(event.id))},"timestamp":${timestamp},"event_message":${JSON.stringify(message)}`;
   for (let i = 0; i < changed.length; i++) setMember(changed[i]!, changedKeys[i]!, changedValues[i]);
+  for (let i = 0; i < renamed.length; i++) renameMembers(renamed[i]!, renamedKeys[i]!, renamedAs[i]!);
   for (const key of CONSUMED_KEYS) if (event[key] !== undefined) event[key] = undefined;
   const body = JSON.stringify(event);
   return body.length === 2 ? `${head}}` : `${head},${body.slice(1)}`;
+}
+
+/**
+ * Gives `object`'s `keys` their new names, in the same order (what a stored event's text follows):
+ * every member is taken out, the last first (which keeps V8's fast layout of the object), and the
+ * kept ones are put back. The event's own message, id and timestamp go too: its line has them already.
+ */
+function renameMembers(object: Record<string, unknown>, keys: readonly string[], names: readonly string[]): void {
+  const values = keys.map((key) => object[key]);
+  const members = Object.keys(object);
+  for (let i = members.length - 1; i >= 0; i--) delete object[members[i]!];
+  for (let i = 0; i < keys.length; i++) if (values[i] !== undefined) setMember(object, names[i]!, values[i]);
 }
 
 /** Assigning "__proto__" would set the prototype; defined, it stays an ordinary key. */
@@ -157,6 +177,10 @@ function setMember(object: Record<string, unknown>, key: string, value: unknown)
  * against `shape`; `depth` is that of the members' values. Returns how many are kept.
  */
 function checkMembers(object: Record<string, unknown>, shape: ShapeFields, depth: number, limits: Readonly<NormalizeLimits>, top = false): number {
+  const changesBefore = changed.length;
+  const renamesBefore = renamed.length;
+  const chargedBefore = charged;
+  const charsBefore = stringChars;
   let keys = 0;
   let kept = 0;
   let dropped: string[] | undefined;
@@ -166,6 +190,14 @@ function checkMembers(object: Record<string, unknown>, shape: ShapeFields, depth
     const value = object[key];
     const type = shape.get(key);
     if (type === undefined) {
+      if (memoSafeKey(key) !== key) {
+        // Rare: the object is walked again, its members named as normalisation names them.
+        changed.length = changedKeys.length = changedValues.length = changesBefore;
+        renamed.length = renamedKeys.length = renamedAs.length = renamesBefore;
+        charged = chargedBefore;
+        stringChars = charsBefore;
+        return checkRenamedMembers(object, shape, depth, limits, top);
+      }
       // A key with no column is only on the fast path when its value is dropped anyway; it still
       // takes its name first, so a kept key equal to it ignoring case would be renamed.
       if (value !== null) slowPath();
@@ -179,6 +211,36 @@ function checkMembers(object: Record<string, unknown>, shape: ShapeFields, depth
     }
   }
   if (dropped !== undefined && shadowed(object, shape, dropped)) slowPath();
+  return kept;
+}
+
+/**
+ * `checkMembers` for an object with a key normalisation sanitises (`x-request-id`, `http.method`):
+ * every key takes the name `safeKeys` gives it, which also settles which of two keys that meet
+ * ignoring case keeps its name, and the names are put in place once the event has passed.
+ */
+function checkRenamedMembers(object: Record<string, unknown>, shape: ShapeFields, depth: number, limits: Readonly<NormalizeLimits>, top: boolean): number {
+  const keys = top ? Object.keys(object).filter((key) => !CONSUMED_KEYS.has(key)) : Object.keys(object);
+  if (keys.length > limits.maxKeysPerObject) slowPath();
+  const names = safeKeys(keys, top ? RESERVED_TOP_LEVEL : []);
+  let kept = 0;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const value = object[key];
+    if (value === null) {
+      change(object, key, undefined);
+      continue;
+    }
+    const type = shape.get(names[i]!);
+    if (type === undefined) return slowPath(); // a new field
+    if (checkValue(object, key, value, type, depth, limits)) {
+      kept++;
+      charged += names[i]!.length + 4;
+    }
+  }
+  renamed.push(object);
+  renamedKeys.push(keys);
+  renamedAs.push(names);
   return kept;
 }
 

@@ -96,18 +96,22 @@ test('random events: a line only where the old path stages the same line, a norm
     return event;
   };
   let fast = 0;
+  let renamed = 0;
   for (let round = 0; round < 400; round++) {
     const fields = schemaOf(Array.from({ length: 4 }, randomEvent));
     for (let i = 0; i < 10; i++) {
       const event = randomEvent();
-      const [expected, sent] = [referenceLine(event, fields), JSON.stringify(event)]; // before the fast path changes the event
+      // Before the fast path changes the event.
+      const [expected, sent, renames] = [referenceLine(event, fields), JSON.stringify(event), event['x-y'] != null || event['1st'] != null];
       const line = encodeOne(event, fields);
       if (line === undefined) continue;
       fast++;
+      if (renames) renamed++;
       assert.equal(line, expected, sent);
     }
   }
   assert.ok(fast > 800, `only ${fast} of 4000 random events took the fast path: the comparison says little`);
+  assert.ok(renamed > 10, `only ${renamed} random events with a key to rename (and a value to keep) took the fast path`);
 });
 
 test('keys normalisation would rename, values that would widen a column, limits and refusals leave the fast path', () => {
@@ -120,7 +124,7 @@ test('keys normalisation would rename, values that would widen a column, limits 
     ['a list column given a scalar', { list: 3 }],
     ['a string column given an object (stored as its cleaned JSON text)', { s: { 'a-b': 1 } }],
     ['a key in another case', { A: 1 }],
-    ['a key to sanitise', { 'x-y': 1 }],
+    ['a key to sanitise into a name with no column', { 'x-y': 1 }],
     ['a fixed column in another case', { ID: 'x' }],
     ['the overflow field', { _overflow: 'x' }],
     ['a dropped key that renames a kept one', { Foo: null, foo: true }],
@@ -147,6 +151,35 @@ test('keys normalisation would rename, values that would widen a column, limits 
     assert.ok(line !== undefined, `${what}: slow path`);
     assert.equal(line, expected, what);
   }
+});
+
+test('keys normalisation renames stay on the fast path, under the names it gives them and in their order', () => {
+  const fields = schemaOf([{ message: 'm', a: 1, _x_y: 1, _1st: 's', _a_b: 1, _a_b_2: 2, rec: { _k_1: 'v', k: 1 }, tags: [{ _n_m: 1 }] }]);
+  const fitting: Array<[string, RawEvent]> = [
+    ['a key with a dash', { 'x-y': 3 }],
+    ['a key that starts with a digit, before a kept one', { '1st': 'first', a: 2 }],
+    ['among the fixed columns and kept keys', { a: 1, 'x-y': 2, message: 'm', id: 'e1' }],
+    ['a kept key keeps its name, the renamed one takes the next', { 'a-b': 1, _a_b: 2 }],
+    ['two keys renamed to one name', { 'a-b': 1, 'a.b': 2 }],
+    ['in a record', { rec: { 'k-1': 'v', k: 2 } }],
+    ['in a list of records, one left empty', { tags: [{ 'n-m': 1 }, { 'n.m': null }] }],
+    ['a renamed key whose value is dropped', { 'x-y': null, a: 1 }],
+    ['a renamed key and a value stored as text', { 'x-y': 2, _1st: 7 }],
+  ];
+  for (const [what, event] of fitting) {
+    const expected = referenceLine(event, fields);
+    const line = encodeOne(event, fields);
+    assert.ok(line !== undefined, `${what}: slow path`);
+    assert.equal(line, expected, what);
+  }
+  assert.match(encodeOne({ 'a-b': 1, _a_b: 2 }, fields)!, /"_a_b_2":1,"_a_b":2\}$/);
+  const slow: Array<[string, RawEvent]> = [
+    ['renamed into a column of another type', { 'x-y': 'text' }],
+    ['renamed into a name with no column', { 'q-r': 1 }],
+    ['beside a key in another case', { A: 1, 'x-y': 2 }],
+    ['a nested key renamed into a name with no column', { rec: { 'z-z': 1 } }],
+  ];
+  for (const [what, event] of slow) assert.equal(encodeOne(event, fields), undefined, what);
 });
 
 test('a request keeps every event: fitting ones staged, others normalised, refusals reported at their index', () => {
