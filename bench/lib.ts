@@ -42,7 +42,7 @@ export function cpuSeconds(pid: number): number {
   }
 }
 
-/** CPU seconds per thread name (threads of the same name summed). */
+/** CPU seconds per thread: the main thread as "<name> (main)", the others as "<name> <tid>" (Node's and DuckDB's threads are all "node"). */
 export function threadCpu(pid: number): Record<string, number> {
   const out: Record<string, number> = {};
   let tids: string[] = [];
@@ -56,8 +56,7 @@ export function threadCpu(pid: number): Record<string, number> {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
       const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
-      const label = tid === String(pid) ? `${name} (main)` : name;
-      out[label] = (out[label] ?? 0) + (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+      out[tid === String(pid) ? `${name} (main)` : `${name} ${tid}`] = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
     } catch {
       // The thread ended.
     }

@@ -1072,10 +1072,22 @@ async function batchedRounds(variants: Variant[], workDir: string, template: str
         `${variant.label}, round ${round + 1}: ${fmt(figures.events_per_s)} ev/s, ack p99 ${figures.p99_ms.toFixed(0)} ms, non-2xx ${figures.errors.status}, ` +
           `${(figures.server_cpu_s / figures.seconds).toFixed(2)} cores, visible p50 ${visible.p50.toFixed(0)} ms p99 ${visible.p99.toFixed(0)} ms (${visible.n} probes), peak RSS ${(figures.rss_peak_bytes / 2 ** 20).toFixed(0)} MB`,
       );
+      log(`  per thread, cores: ${threadCores(figures)}`);
       await stopSawmill(server);
       await rm(dataDir, { recursive: true, force: true });
     }
   }
+}
+
+/** The main thread's cores, then the four busiest other threads', then the rest's. */
+function threadCores(figures: IngestFigures): string {
+  const cores = (seconds: number) => (seconds / figures.seconds).toFixed(2);
+  const threads = Object.entries(figures.server_threads_cpu_s).sort(([, a], [, b]) => b - a);
+  const main = threads.find(([name]) => name.endsWith('(main)'));
+  const others = threads.filter((thread) => thread !== main);
+  const rest = others.slice(4).reduce((sum, [, seconds]) => sum + seconds, 0);
+  const busiest = others.slice(0, 4).map(([name, seconds]) => `${name} ${cores(seconds)}`);
+  return [`main ${cores(main?.[1] ?? 0)}`, ...busiest, ...(others.length > 4 ? [`${others.length - 4} more ${cores(rest)}`] : [])].join(', ');
 }
 
 /** The endpoint figures of the last `count` full runs whose results are in bench/results. */
